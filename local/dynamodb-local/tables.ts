@@ -1,0 +1,53 @@
+import {
+  CreateTableCommand,
+  type DynamoDBClient,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../../lambdas/core/inbox-item.js';
+
+/** The inbox table as the CDK InboxTable construct declares it: `pk`, TTL on `expires_at`, the sparse quarantine index. */
+export async function createInboxTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: INBOX_ATTRIBUTES.pk, AttributeType: 'S' },
+        { AttributeName: QUARANTINE_INDEX.partitionKey, AttributeType: 'S' },
+        { AttributeName: QUARANTINE_INDEX.sortKey, AttributeType: 'N' },
+      ],
+      KeySchema: [{ AttributeName: INBOX_ATTRIBUTES.pk, KeyType: 'HASH' }],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: QUARANTINE_INDEX.name,
+          KeySchema: [
+            { AttributeName: QUARANTINE_INDEX.partitionKey, KeyType: 'HASH' },
+            { AttributeName: QUARANTINE_INDEX.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: INBOX_ATTRIBUTES.expiresAt, Enabled: true },
+    }),
+  );
+}
+
+/** A plain table keyed by `pk` (string), like the sample service's app table. */
+export async function createAppTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+}
