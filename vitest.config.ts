@@ -9,6 +9,8 @@ export default defineConfig({
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
+      // Tests read outcomes through the telemetry port; the EMF test turns metrics back on.
+      POWERTOOLS_METRICS_DISABLED: 'true',
     },
   },
 });

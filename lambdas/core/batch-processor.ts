@@ -1,0 +1,342 @@
+import type { Clock } from './clock.js';
+import type { DecodedPartition, DecodedRecord } from './decode-event.js';
+import { type DedupKeyPolicy, deriveDedupKey } from './dedup-key.js';
+import { type Effect, type EffectPlan, MAX_EFFECT_WRITES } from './effect.js';
+import { EffectRejectedError } from './errors.js';
+import type { InboxEntry, InboxStore } from './inbox-store.js';
+import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
+
+export interface BatchProcessorOptions {
+  readonly store: InboxStore;
+  readonly effect: Effect;
+  /**
+   * Says why a record is not for this consumer (e.g. another event type), before any key is needed:
+   * such records are acked with no write at all.
+   */
+  readonly skipRecord?: (record: DecodedRecord) => string | undefined;
+  readonly dedupKeyPolicy: DedupKeyPolicy;
+  readonly clock: Clock;
+  /** Lambda's `context.getRemainingTimeInMillis`. */
+  readonly remainingTimeMs: () => number;
+  /** No record starts once less than this is left; the rest are reported as deferred. */
+  readonly deadlineMarginMs: number;
+  /** A side-effect lease lasts the remaining invocation time plus this, so it outlives a timed-out attempt. */
+  readonly leaseMarginMs: number;
+  /** Partitions processed at once; records within a partition always run one after another. */
+  readonly partitionConcurrency: number;
+}
+
+interface FirstCopy {
+  readonly payloadHash: string;
+  readonly coordinates: string;
+  readonly outcome: Promise<RecordOutcome>;
+}
+
+/**
+ * Runs one batch: partitions concurrently (bounded), each partition's records in offset order. After a
+ * partition's first reported record the rest are not started and are all reported, so Lambda's checkpoint
+ * (commit up to the lowest reported offset) never skips a record.
+ */
+export async function processBatch(
+  partitions: readonly DecodedPartition[],
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome[]> {
+  // Copies of one key within the batch are resolved once: later copies wait for the first.
+  const firstCopies = new Map<string, FirstCopy>();
+  const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) =>
+    processPartition(partition, options, firstCopies),
+  );
+  return perPartition.flat();
+}
+
+async function processPartition(
+  partition: DecodedPartition,
+  options: BatchProcessorOptions,
+  firstCopies: Map<string, FirstCopy>,
+): Promise<RecordOutcome[]> {
+  const outcomes: RecordOutcome[] = [];
+  let notStarted: { status: OutcomeStatus; detail: string } | undefined;
+  for (const record of partition.records) {
+    if (notStarted) {
+      outcomes.push(outcome(record, notStarted.status, { reason: 'not-started', detail: notStarted.detail }));
+      continue;
+    }
+    if (options.remainingTimeMs() < options.deadlineMarginMs) {
+      notStarted = { status: 'deferred', detail: 'the invocation deadline is near' };
+      outcomes.push(outcome(record, 'deferred', { reason: 'deadline', detail: notStarted.detail }));
+      continue;
+    }
+    const result = await processRecord(record, options, firstCopies);
+    outcomes.push(result);
+    if (isReported(result.status)) {
+      notStarted = { status: 'blocked', detail: `${result.coordinates} was reported` };
+    }
+  }
+  return outcomes;
+}
+
+async function processRecord(
+  record: DecodedRecord,
+  options: BatchProcessorOptions,
+  firstCopies: Map<string, FirstCopy>,
+): Promise<RecordOutcome> {
+  try {
+    if (record.problem !== undefined) return await quarantine(record, options, 'undecodable', record.problem);
+    const skipReason = options.skipRecord?.(record);
+    if (skipReason !== undefined) return outcome(record, 'skipped', { reason: skipReason });
+    const key = deriveDedupKey(record, options.dedupKeyPolicy);
+    if (!key.ok) return await quarantine(record, options, key.reason, key.message);
+
+    const first = firstCopies.get(key.key);
+    if (first) {
+      const settled = await resolveAgainstFirstCopy(record, key.key, first, options);
+      if (settled) return settled;
+    } else {
+      let resolveOutcome!: (outcome: RecordOutcome) => void;
+      const pending = new Promise<RecordOutcome>((resolve) => {
+        resolveOutcome = resolve;
+      });
+      firstCopies.set(key.key, {
+        payloadHash: record.payloadHash,
+        coordinates: record.coordinates,
+        outcome: pending,
+      });
+      // Resolved whatever happens, so later copies never wait forever.
+      const result = await applyOnce(record, key.key, options).catch((error: unknown) =>
+        failed(record, error),
+      );
+      resolveOutcome(result);
+      return result;
+    }
+    return await applyOnce(record, key.key, options);
+  } catch (error) {
+    return failed(record, error);
+  }
+}
+
+/** Every record ends in an outcome: an unexpected error is a retryable failure, never a lost record. */
+function failed(record: DecodedRecord, error: unknown): RecordOutcome {
+  return outcome(record, 'failed', { reason: errorName(error), detail: errorMessage(error) });
+}
+
+/** A later copy of a key seen earlier in this batch; undefined means: process it on its own. */
+async function resolveAgainstFirstCopy(
+  record: DecodedRecord,
+  dedupKey: string,
+  first: FirstCopy,
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome | undefined> {
+  const firstOutcome = await first.outcome;
+  if (isApplied(firstOutcome.status)) {
+    if (record.payloadHash === first.payloadHash) {
+      return outcome(record, 'duplicate', {
+        reason: 'in-batch',
+        detail: `same event as ${first.coordinates}`,
+        dedupKey,
+      });
+    }
+    return quarantine(
+      record,
+      options,
+      'payload-conflict',
+      `event_id already used by ${first.coordinates} with another payload`,
+    );
+  }
+  if (isReported(firstOutcome.status)) {
+    return outcome(record, 'in-flight', {
+      reason: 'in-batch',
+      detail: `same event_id as ${first.coordinates}, which is being retried`,
+      dedupKey,
+    });
+  }
+  return undefined;
+}
+
+async function applyOnce(
+  record: DecodedRecord,
+  dedupKey: string,
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome> {
+  const plan = await options.effect({ record, dedupKey });
+  const entry: InboxEntry = {
+    dedupKey,
+    payloadHash: record.payloadHash,
+    source: `${record.topic}-${record.partition}@${record.offset}`,
+  };
+  switch (plan.kind) {
+    case 'skip':
+      return outcome(record, 'skipped', { reason: plan.reason, dedupKey });
+    case 'reject':
+      return quarantine(record, options, plan.reason, plan.message);
+    case 'transact':
+      return commit(record, entry, plan, options);
+    case 'call':
+      return claimAndRun(record, entry, plan, options);
+  }
+}
+
+async function commit(
+  record: DecodedRecord,
+  entry: InboxEntry,
+  plan: Extract<EffectPlan, { kind: 'transact' }>,
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome> {
+  if (plan.writes.length > MAX_EFFECT_WRITES) {
+    return outcome(record, 'failed', {
+      reason: 'effect-too-large',
+      detail: `${plan.writes.length} writes; a transaction holds ${MAX_EFFECT_WRITES} besides the inbox row`,
+    });
+  }
+  const result = await options.store.commit(entry, plan.writes);
+  const dedupKey = entry.dedupKey;
+  switch (result.kind) {
+    case 'committed':
+      return outcome(record, 'processed', { dedupKey });
+    case 'duplicate':
+      return outcome(record, 'duplicate', {
+        reason: 'completed',
+        detail: `first seen at ${result.existing.source}`,
+        dedupKey,
+      });
+    case 'conflict':
+      return quarantine(
+        record,
+        options,
+        'payload-conflict',
+        `event_id first seen at ${result.existing.source} with another payload`,
+      );
+    case 'in-flight':
+      return outcome(record, 'in-flight', {
+        reason: 'live-lease',
+        detail: leaseDetail(result.existing.leaseUntilMs),
+        dedupKey,
+      });
+    case 'business-rejected':
+      return quarantine(
+        record,
+        options,
+        'business-rule-rejected',
+        `write ${result.writeIndex}: ${result.message}`,
+      );
+    case 'transient':
+      return outcome(record, 'failed', { reason: 'transaction-conflict', detail: result.message, dedupKey });
+  }
+}
+
+async function claimAndRun(
+  record: DecodedRecord,
+  entry: InboxEntry,
+  plan: Extract<EffectPlan, { kind: 'call' }>,
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome> {
+  const dedupKey = entry.dedupKey;
+  const leaseUntilMs = options.clock.nowMs() + options.remainingTimeMs() + options.leaseMarginMs;
+  const claim = await options.store.claim(entry, leaseUntilMs);
+  switch (claim.kind) {
+    case 'duplicate':
+      return outcome(record, 'duplicate', {
+        reason: 'completed',
+        detail: `first seen at ${claim.existing.source}`,
+        dedupKey,
+      });
+    case 'conflict':
+      return quarantine(
+        record,
+        options,
+        'payload-conflict',
+        `event_id first seen at ${claim.existing.source} with another payload`,
+      );
+    case 'in-flight':
+      return outcome(record, 'in-flight', {
+        reason: 'live-lease',
+        detail: leaseDetail(claim.existing.leaseUntilMs),
+        dedupKey,
+      });
+    case 'claimed':
+      break;
+  }
+  try {
+    await plan.run(claim.lease);
+  } catch (error) {
+    const released = await options.store.release(claim.lease).catch(() => 'unreleased' as const);
+    const leaseLost = released === 'lease-lost';
+    if (error instanceof EffectRejectedError) {
+      const quarantined = await quarantine(record, options, error.reason, error.message);
+      return { ...quarantined, leaseLost };
+    }
+    // An unreleased row (outage) frees itself when its lease ends; the redelivery is then claimable.
+    return outcome(record, 'failed', {
+      reason: 'effect-error',
+      detail: errorMessage(error),
+      dedupKey,
+      leaseLost,
+    });
+  }
+  const completed = await options.store.complete(claim.lease);
+  // The effect ran; a lost lease means another attempt may run it too: counted, never hidden.
+  return outcome(record, 'processed', { dedupKey, leaseLost: completed === 'lease-lost' });
+}
+
+async function quarantine(
+  record: DecodedRecord,
+  options: BatchProcessorOptions,
+  reason: string,
+  message: string,
+): Promise<RecordOutcome> {
+  const written = await options.store.quarantine({
+    coordinates: record.coordinates,
+    reason,
+    message,
+    record: record.raw,
+  });
+  return outcome(record, 'quarantined', {
+    reason,
+    detail: written === 'already-quarantined' ? `${message} (quarantined earlier)` : message,
+  });
+}
+
+function outcome(
+  record: DecodedRecord,
+  status: OutcomeStatus,
+  extra: Omit<RecordOutcome, 'partitionKey' | 'offset' | 'coordinates' | 'status'> = {},
+): RecordOutcome {
+  return {
+    partitionKey: record.partitionKey,
+    offset: record.offset,
+    coordinates: record.coordinates,
+    status,
+    ...extra,
+  };
+}
+
+function leaseDetail(leaseUntilMs: number | undefined): string {
+  return leaseUntilMs === undefined
+    ? 'another attempt holds the lease'
+    : `leased until ${new Date(leaseUntilMs).toISOString()}`;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'Error';
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs `task` over `items` with at most `limit` in flight; results keep the input order. */
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

@@ -1,0 +1,81 @@
+import { type DecodedRecord, decodeUtf8 } from './decode-event.js';
+
+export interface DedupKeyPolicy {
+  /** Header holding the producer-assigned id (UTF-8). @default 'event_id' */
+  readonly header: string;
+  /** Top-level field of the JSON value, used when the header is absent. @default 'event_id' */
+  readonly field: string;
+  /**
+   * `coordinates` keys a record without an id by topic-partition@offset: only a redelivery of that very
+   * record is then deduplicated, never a producer retry. @default 'none' (quarantine as missing-event-id)
+   */
+  readonly fallback: 'none' | 'coordinates';
+}
+
+export const DEFAULT_DEDUP_KEY_POLICY: DedupKeyPolicy = {
+  header: 'event_id',
+  field: 'event_id',
+  fallback: 'none',
+};
+
+/** The inbox row's key is `<consumer>#<key>`; DynamoDB allows 2,048 bytes for a partition key. */
+export const MAX_DEDUP_KEY_BYTES = 1024;
+
+export type DedupKeyResult =
+  | { readonly ok: true; readonly key: string; readonly from: 'header' | 'field' | 'coordinates' }
+  | {
+      readonly ok: false;
+      readonly reason: 'missing-event-id' | 'invalid-event-id';
+      readonly message: string;
+    };
+
+/** Header first, then the JSON field, then (opt-in) the record's coordinates. */
+export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): DedupKeyResult {
+  const header = record.header(policy.header);
+  if (header !== undefined && header.length > 0) {
+    const key = decodeUtf8(header);
+    if (key === undefined) {
+      return {
+        ok: false,
+        reason: 'invalid-event-id',
+        message: `header "${policy.header}" is not valid UTF-8`,
+      };
+    }
+    return checked(key, 'header', `header "${policy.header}"`);
+  }
+  const json = record.json;
+  if (json.ok && typeof json.value === 'object' && json.value !== null && !Array.isArray(json.value)) {
+    const field = (json.value as Record<string, unknown>)[policy.field];
+    if (typeof field === 'string' && field !== '') return checked(field, 'field', `field "${policy.field}"`);
+    if (field !== undefined && field !== null && field !== '') {
+      return {
+        ok: false,
+        reason: 'invalid-event-id',
+        message: `field "${policy.field}" is a ${typeof field}, not a string`,
+      };
+    }
+  }
+  if (policy.fallback === 'coordinates' && record.offset !== undefined) {
+    return {
+      ok: true,
+      key: `kafka:${record.topic}-${record.partition}@${record.offset}`,
+      from: 'coordinates',
+    };
+  }
+  return {
+    ok: false,
+    reason: 'missing-event-id',
+    message: `no header "${policy.header}" and no string field "${policy.field}" in the JSON value`,
+  };
+}
+
+function checked(key: string, from: 'header' | 'field', where: string): DedupKeyResult {
+  if (Buffer.byteLength(key, 'utf8') > MAX_DEDUP_KEY_BYTES) {
+    return {
+      ok: false,
+      reason: 'invalid-event-id',
+      message: `${where} is longer than ${MAX_DEDUP_KEY_BYTES} bytes`,
+    };
+  }
+  return { ok: true, key, from };
+}

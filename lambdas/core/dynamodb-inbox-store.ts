@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Clock } from './clock.js';
+import type { EffectWrite, Lease } from './effect.js';
+import { InboxStoreError } from './errors.js';
+import {
+  INBOX_ATTRIBUTES as A,
+  dedupRowKey,
+  INBOX_STATUS,
+  type InboxStatus,
+  quarantineRowKey,
+} from './inbox-item.js';
+import {
+  type ClaimResult,
+  type CommitResult,
+  classifyExistingRow,
+  type ExistingRow,
+  type InboxEntry,
+  type InboxStore,
+  type QuarantineEntry,
+} from './inbox-store.js';
+
+export interface DynamoDbInboxStoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Scopes every row, so consumers of one topic can share a table. */
+  readonly consumer: string;
+  /** Dedup window: rows count as absent after it, even before TTL deletes them. */
+  readonly ttlSeconds: number;
+  readonly clock: Clock;
+}
+
+/**
+ * A row is free to take when absent, expired, or IN_PROGRESS under an expired lease. Expired rows must be
+ * matched explicitly: TTL deletion is lazy and expired items still show up in conditions.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html
+ */
+const CLAIMABLE =
+  'attribute_not_exists(#pk) OR #expiresAt < :nowSeconds OR (#status = :inProgress AND #leaseUntil < :nowMs)';
+
+const CLAIMABLE_NAMES = {
+  '#pk': A.pk,
+  '#expiresAt': A.expiresAt,
+  '#status': A.status,
+  '#leaseUntil': A.leaseUntil,
+};
+
+/** Quarantine rows stay well under DynamoDB's 400 KB item limit. */
+const MAX_QUARANTINED_VALUE_CHARS = 300_000;
+const MAX_QUARANTINED_FIELD_CHARS = 32_000;
+const MAX_ERROR_CHARS = 2_000;
+
+/** The one place that talks to DynamoDB: maps SDK errors and failed conditions to inbox outcomes. */
+export class DynamoDbInboxStore implements InboxStore {
+  readonly #client: DynamoDBDocumentClient;
+  readonly #tableName: string;
+  readonly #consumer: string;
+  readonly #ttlSeconds: number;
+  readonly #clock: Clock;
+
+  constructor(options: DynamoDbInboxStoreOptions) {
+    this.#client = options.client;
+    this.#tableName = options.tableName;
+    this.#consumer = options.consumer;
+    this.#ttlSeconds = options.ttlSeconds;
+    this.#clock = options.clock;
+  }
+
+  async commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult> {
+    const nowMs = this.#clock.nowMs();
+    const inboxPut = {
+      TableName: this.#tableName,
+      Item: { ...this.#baseRow(entry, nowMs), [A.status]: INBOX_STATUS.completed, [A.completedAt]: nowMs },
+      ...this.#claimCondition(nowMs),
+    };
+    try {
+      if (writes.length === 0) {
+        // Nothing to make atomic: a conditional put costs half a transaction.
+        await this.#client.send(new PutCommand(inboxPut));
+      } else {
+        await this.#client.send(
+          new TransactWriteCommand({
+            TransactItems: [{ Put: inboxPut }, ...(writes as EffectWrite[])] as never,
+            // Makes the SDK's own retry of this call (after a timeout) idempotent for 10 minutes.
+            ClientRequestToken: randomUUID(),
+          }),
+        );
+      }
+      return { kind: 'committed' };
+    } catch (error) {
+      const existing = conditionFailureRow(error);
+      if (existing) return classifyExistingRow(existing, entry.payloadHash);
+      if (isNamed(error, 'TransactionCanceledException'))
+        return cancellationOutcome(error, entry.payloadHash);
+      throw storeError('commit', error);
+    }
+  }
+
+  async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {
+    const nowMs = this.#clock.nowMs();
+    const token = randomUUID();
+    try {
+      await this.#client.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: {
+            ...this.#baseRow(entry, nowMs),
+            [A.status]: INBOX_STATUS.inProgress,
+            [A.leaseOwner]: token,
+            [A.leaseUntil]: leaseUntilMs,
+          },
+          ...this.#claimCondition(nowMs),
+        }),
+      );
+      return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
+    } catch (error) {
+      const existing = conditionFailureRow(error);
+      if (existing) return classifyExistingRow(existing, entry.payloadHash);
+      throw storeError('claim', error);
+    }
+  }
+
+  async complete(lease: Lease): Promise<'completed' | 'lease-lost'> {
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: { [A.pk]: dedupRowKey(this.#consumer, lease.dedupKey) },
+          UpdateExpression: 'SET #status = :completed, #completedAt = :nowMs REMOVE #leaseOwner, #leaseUntil',
+          // Fenced: an attempt whose lease was taken over can never overwrite the newer attempt's row.
+          ConditionExpression: '#leaseOwner = :token',
+          ExpressionAttributeNames: {
+            '#status': A.status,
+            '#completedAt': A.completedAt,
+            '#leaseOwner': A.leaseOwner,
+            '#leaseUntil': A.leaseUntil,
+          },
+          ExpressionAttributeValues: {
+            ':completed': INBOX_STATUS.completed,
+            ':nowMs': this.#clock.nowMs(),
+            ':token': lease.token,
+          },
+        }),
+      );
+      return 'completed';
+    } catch (error) {
+      if (isNamed(error, 'ConditionalCheckFailedException')) return 'lease-lost';
+      throw storeError('complete', error);
+    }
+  }
+
+  async release(lease: Lease): Promise<'released' | 'lease-lost'> {
+    try {
+      await this.#client.send(
+        new DeleteCommand({
+          TableName: this.#tableName,
+          Key: { [A.pk]: dedupRowKey(this.#consumer, lease.dedupKey) },
+          ConditionExpression: '#leaseOwner = :token',
+          ExpressionAttributeNames: { '#leaseOwner': A.leaseOwner },
+          ExpressionAttributeValues: { ':token': lease.token },
+        }),
+      );
+      return 'released';
+    } catch (error) {
+      if (isNamed(error, 'ConditionalCheckFailedException')) return 'lease-lost';
+      throw storeError('release', error);
+    }
+  }
+
+  async quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'> {
+    const nowMs = this.#clock.nowMs();
+    const { record } = entry;
+    const valueTruncated = (record.value?.length ?? 0) > MAX_QUARANTINED_VALUE_CHARS;
+    try {
+      await this.#client.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: {
+            [A.pk]: quarantineRowKey(this.#consumer, entry.coordinates),
+            [A.status]: INBOX_STATUS.quarantined,
+            [A.reason]: entry.reason,
+            [A.error]: truncate(entry.message, MAX_ERROR_CHARS),
+            [A.quarantineConsumer]: this.#consumer,
+            [A.quarantinedAt]: nowMs,
+            [A.record]: {
+              topic: record.topic,
+              partition: record.partition,
+              offset: record.offset,
+              timestamp: record.timestamp,
+              timestampType: record.timestampType,
+              key: record.key === null ? null : truncate(record.key, MAX_QUARANTINED_FIELD_CHARS),
+              value: record.value === null ? null : truncate(record.value, MAX_QUARANTINED_VALUE_CHARS),
+              value_truncated: valueTruncated,
+              value_chars: record.value?.length ?? 0,
+              // As JSON text: malformed headers may hold anything, and must still be kept.
+              headers: truncate(JSON.stringify(record.headers) ?? 'null', MAX_QUARANTINED_FIELD_CHARS),
+            },
+          },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': A.pk },
+        }),
+      );
+      return 'quarantined';
+    } catch (error) {
+      if (isNamed(error, 'ConditionalCheckFailedException')) return 'already-quarantined';
+      throw storeError('quarantine', error);
+    }
+  }
+
+  #baseRow(entry: InboxEntry, nowMs: number): Record<string, unknown> {
+    return {
+      [A.pk]: dedupRowKey(this.#consumer, entry.dedupKey),
+      // TTL is epoch seconds.
+      [A.expiresAt]: Math.floor(nowMs / 1000) + this.#ttlSeconds,
+      [A.payloadHash]: entry.payloadHash,
+      [A.source]: entry.source,
+    };
+  }
+
+  #claimCondition(nowMs: number) {
+    return {
+      ConditionExpression: CLAIMABLE,
+      ExpressionAttributeNames: CLAIMABLE_NAMES,
+      ExpressionAttributeValues: {
+        ':nowSeconds': Math.floor(nowMs / 1000),
+        ':nowMs': nowMs,
+        ':inProgress': INBOX_STATUS.inProgress,
+      },
+      // The failed condition says why (duplicate, conflict, live lease) without a read.
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    };
+  }
+}
+
+function cancellationOutcome(error: unknown, payloadHash: string): CommitResult {
+  const reasons = (error as { CancellationReasons?: { Code?: string; Message?: string; Item?: unknown }[] })
+    .CancellationReasons;
+  if (!reasons) throw storeError('commit', error);
+  // Reasons come in action order: index 0 is the inbox row.
+  const inbox = reasons[0];
+  if (inbox?.Code === 'ConditionalCheckFailed') {
+    const existing = inbox.Item ? toExistingRow(inbox.Item) : undefined;
+    if (existing) return classifyExistingRow(existing, payloadHash);
+  }
+  const business = reasons.findIndex(
+    (reason, index) => index > 0 && reason.Code === 'ConditionalCheckFailed',
+  );
+  if (business > 0) {
+    return {
+      kind: 'business-rejected',
+      writeIndex: business - 1,
+      message: reasons[business]?.Message ?? 'an effect condition failed',
+    };
+  }
+  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
+  if (transient)
+    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  throw storeError('commit', error);
+}
+
+/** https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html */
+const TRANSIENT_CANCELLATIONS = new Set([
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+]);
+
+function conditionFailureRow(error: unknown): ExistingRow | undefined {
+  if (!isNamed(error, 'ConditionalCheckFailedException')) return undefined;
+  const item = (error as { Item?: unknown }).Item;
+  // Without the old item the cause is unknown; the caller treats it as a store error.
+  return item ? toExistingRow(item) : undefined;
+}
+
+/** ALL_OLD comes back as raw AttributeValues even through the DocumentClient. */
+function toExistingRow(item: unknown): ExistingRow | undefined {
+  const row = unmarshall(item as Record<string, AttributeValue>);
+  const status = row[A.status];
+  if (status !== INBOX_STATUS.inProgress && status !== INBOX_STATUS.completed) return undefined;
+  return {
+    status: status as InboxStatus,
+    payloadHash: typeof row[A.payloadHash] === 'string' ? row[A.payloadHash] : undefined,
+    leaseUntilMs: typeof row[A.leaseUntil] === 'number' ? row[A.leaseUntil] : undefined,
+    source: typeof row[A.source] === 'string' ? row[A.source] : undefined,
+  };
+}
+
+function isNamed(error: unknown, name: string): boolean {
+  return error instanceof Error && error.name === name;
+}
+
+function storeError(operation: string, error: unknown): InboxStoreError {
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new InboxStoreError(`DynamoDB ${operation} failed: ${detail}`, { cause: error });
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max) : text;
+}

@@ -1,0 +1,40 @@
+/** Base of every error this package throws on purpose; `cause` is kept for logs. */
+export class InboxError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The invocation's envelope is unusable (not an object, no records map): the whole batch fails. */
+export class InvalidEventError extends InboxError {}
+
+/** Configuration is missing or wrong; the message names every problem at once. */
+export class ConfigError extends InboxError {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.problems = problems;
+  }
+}
+
+/** DynamoDB could not be reached or refused the request (throttling after retries, outage, timeout). */
+export class InboxStoreError extends InboxError {}
+
+/**
+ * A record must be redelivered but carries no usable offset, so no response can name it:
+ * failing the invocation is the only way to get it retried.
+ */
+export class UnreportableRecordError extends InboxError {}
+
+/**
+ * Thrown by a side-effect to say the record can never succeed (a business rule rejected it):
+ * the record is quarantined instead of retried.
+ */
+export class EffectRejectedError extends InboxError {
+  readonly reason: string;
+  constructor(reason: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.reason = reason;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The inbox port. Expected outcomes are values; an exception means the store could not answer
+ * (throttling after the SDK's retries, an outage) and the record is retried.
+ */
+import type { RawRecordView } from './decode-event.js';
+import type { EffectWrite, Lease } from './effect.js';
+import { INBOX_STATUS, type InboxStatus } from './inbox-item.js';
+
+export interface InboxEntry {
+  readonly dedupKey: string;
+  readonly payloadHash: string;
+  /** `topic-partition@offset` of this delivery. */
+  readonly source: string;
+}
+
+/** What a failed condition found, read from ALL_OLD at no extra cost. */
+export interface ExistingRow {
+  readonly status: InboxStatus;
+  readonly payloadHash: string | undefined;
+  readonly leaseUntilMs: number | undefined;
+  readonly source: string | undefined;
+}
+
+export type RowConflict =
+  | { readonly kind: 'duplicate'; readonly existing: ExistingRow }
+  | { readonly kind: 'conflict'; readonly existing: ExistingRow }
+  | { readonly kind: 'in-flight'; readonly existing: ExistingRow };
+
+export type CommitResult =
+  | { readonly kind: 'committed' }
+  | RowConflict
+  /** An effect's own condition failed: the business rule rejected the record. */
+  | { readonly kind: 'business-rejected'; readonly writeIndex: number; readonly message: string }
+  /** A concurrent transaction touched the same items: retry later. */
+  | { readonly kind: 'transient'; readonly message: string };
+
+export type ClaimResult = { readonly kind: 'claimed'; readonly lease: Lease } | RowConflict;
+
+export interface QuarantineEntry {
+  /** `topic-partition@offset`: a redelivery of the same record finds the same row. */
+  readonly coordinates: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly record: RawRecordView;
+}
+
+export interface InboxStore {
+  /** Transactional mode: the inbox row as COMPLETED plus the effect's writes, atomically. */
+  commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult>;
+  /** Side-effect mode: an IN_PROGRESS row with a fresh attempt token, live until `leaseUntilMs`. */
+  claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult>;
+  /** Marks the claimed row COMPLETED, only while this attempt still holds the lease. */
+  complete(lease: Lease): Promise<'completed' | 'lease-lost'>;
+  /** Deletes the claimed row after a failed effect, only while this attempt still holds the lease. */
+  release(lease: Lease): Promise<'released' | 'lease-lost'>;
+  /** Writes a QUARANTINED row once per record; a redelivery writes nothing new. */
+  quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'>;
+}
+
+/**
+ * Why a claim condition failed, from the row it found. The condition already treats expired rows and
+ * expired leases as absent, so what is left is a finished row (duplicate or conflict) or a live lease.
+ */
+export function classifyExistingRow(existing: ExistingRow, payloadHash: string): RowConflict {
+  if (existing.status === INBOX_STATUS.inProgress) return { kind: 'in-flight', existing };
+  if (existing.payloadHash === payloadHash) return { kind: 'duplicate', existing };
+  return { kind: 'conflict', existing };
+}

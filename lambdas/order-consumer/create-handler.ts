@@ -1,0 +1,75 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { type Clock, systemClock } from '../core/clock.js';
+import { DynamoDbInboxStore } from '../core/dynamodb-inbox-store.js';
+import { type BatchTelemetry, createKafkaBatchHandler } from '../core/kafka-batch-handler.js';
+import type { KafkaBatchResponse } from '../core/kafka-event.js';
+import { powertoolsTelemetry } from '../core/powertools-telemetry.js';
+import type { OrderConsumerConfig } from './config.js';
+import { orderPlacedEffect, skipOtherEventTypes } from './order-placed.js';
+
+export interface OrderConsumerDependencies {
+  readonly config: OrderConsumerConfig;
+  readonly dynamoDb: DynamoDBClient;
+  /** @default the system clock */
+  readonly clock?: Clock;
+  /** @default a Powertools Logger named after the consumer */
+  readonly logger?: Logger;
+  /** @default Powertools Metrics in the configured namespace, dimension service = consumer */
+  readonly metrics?: Metrics;
+  /** Extra observer of each batch (tests read outcomes through it). */
+  readonly observe?: BatchTelemetry;
+}
+
+/** Builds the middy handler chain; the Lambda entry and the tests both use it. */
+export function createHandler(deps: OrderConsumerDependencies) {
+  const { config } = deps;
+  const clock = deps.clock ?? systemClock;
+  const logger = deps.logger ?? new Logger({ serviceName: config.consumerName });
+  const metrics =
+    deps.metrics ?? new Metrics({ namespace: config.metricsNamespace, serviceName: config.consumerName });
+  const documentClient = DynamoDBDocumentClient.from(deps.dynamoDb, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const telemetry = powertoolsTelemetry(logger, metrics);
+  const processBatch = createKafkaBatchHandler({
+    ...config,
+    store: new DynamoDbInboxStore({
+      client: documentClient,
+      tableName: config.inboxTableName,
+      consumer: config.consumerName,
+      ttlSeconds: config.dedupTtlSeconds,
+      clock,
+    }),
+    effect: orderPlacedEffect(config.appTableName),
+    skipRecord: skipOtherEventTypes,
+    clock,
+    telemetry: deps.observe
+      ? {
+          batchProcessed: (summary, outcomes) => {
+            telemetry.batchProcessed(summary, outcomes);
+            deps.observe?.batchProcessed(summary, outcomes);
+          },
+        }
+      : telemetry,
+  });
+
+  return middy<unknown, KafkaBatchResponse, Error, Context>()
+    .use(injectLambdaContext(logger))
+    .use(logMetrics(metrics))
+    .handler(async (event, context) => {
+      try {
+        return await processBatch(event, context);
+      } catch (error) {
+        // The whole batch is retried: say why, once, before Lambda does.
+        logger.error('batch failed as a whole', error as Error);
+        throw error;
+      }
+    });
+}

@@ -1,0 +1,58 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
+import type { BatchSummary } from '../../lambdas/core/batch-summary.js';
+import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
+import type { RecordOutcome } from '../../lambdas/core/outcome.js';
+import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
+import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
+import { lambdaContext, ManualClock } from './clocks.js';
+import type { TestTables } from './dynamodb.js';
+
+export const CONSUMER = 'order-consumer';
+
+export interface OrderConsumerUnderTest {
+  readonly clock: ManualClock;
+  /** Invokes through middy with a context whose deadline is `remainingMs` away. */
+  invoke(event: unknown, remainingMs?: number): Promise<KafkaBatchResponse>;
+  /** Outcomes of the most recent batch, as the telemetry saw them. */
+  lastOutcomes(): readonly RecordOutcome[];
+  lastSummary(): BatchSummary | undefined;
+}
+
+/** The sample order consumer, built by the same factory the Lambda entry uses, on the given tables. */
+export function orderConsumer(
+  tables: TestTables,
+  options: { dynamoDb?: DynamoDBClient; env?: Record<string, string>; clock?: ManualClock } = {},
+): OrderConsumerUnderTest {
+  const clock = options.clock ?? new ManualClock();
+  const config = readOrderConsumerConfig({
+    INBOX_TABLE_NAME: tables.inboxTableName,
+    APP_TABLE_NAME: tables.appTableName,
+    CONSUMER_NAME: CONSUMER,
+    ...options.env,
+  });
+  let outcomes: readonly RecordOutcome[] = [];
+  let summary: BatchSummary | undefined;
+  const handler = createHandler({
+    config,
+    dynamoDb: options.dynamoDb ?? tables.client,
+    clock,
+    logger: new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
+    metrics: new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER }),
+    observe: {
+      batchProcessed(batchSummary, batchOutcomes) {
+        summary = batchSummary;
+        outcomes = batchOutcomes;
+      },
+    },
+  });
+  return {
+    clock,
+    invoke: (event, remainingMs = 60_000) =>
+      handler(event, lambdaContext(clock, remainingMs) as unknown as Context) as Promise<KafkaBatchResponse>,
+    lastOutcomes: () => outcomes,
+    lastSummary: () => summary,
+  };
+}
