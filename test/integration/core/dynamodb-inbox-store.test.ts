@@ -1,0 +1,197 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
+import { ManualClock } from '../../support/clocks.js';
+import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+import { dynamoDbStore, entry } from '../../support/inbox-store.js';
+import { CONSUMER } from '../../support/order-consumer.js';
+
+describe('DynamoDbInboxStore against DynamoDB Local', () => {
+  let tables: TestTables;
+  let clock: ManualClock;
+  beforeEach(async () => {
+    tables = await createTestTables();
+    clock = new ManualClock();
+  });
+  const row = (key: string) => tables.get(tables.inboxTableName, dedupRowKey(CONSUMER, key));
+
+  describe('side-effect mode', () => {
+    it('writes an IN_PROGRESS row with the attempt token and lease when a key is claimed', async () => {
+      const store = dynamoDbStore(tables, clock);
+      const leaseUntilMs = clock.nowMs() + 70_000;
+
+      const claim = await store.claim(entry('k1'), leaseUntilMs);
+
+      expect(claim.kind).toBe('claimed');
+      const lease = claim.kind === 'claimed' ? claim.lease : undefined;
+      expect(await row('k1')).toMatchObject({
+        status: 'IN_PROGRESS',
+        lease_owner: lease?.token,
+        lease_until: leaseUntilMs,
+        payload_hash: 'hash-1',
+      });
+    });
+
+    it('reports in-flight when another attempt holds a live lease', async () => {
+      const store = dynamoDbStore(tables, clock);
+      await store.claim(entry('k1'), clock.nowMs() + 60_000);
+      clock.advance(59_000);
+
+      const second = await store.claim(entry('k1'), clock.nowMs() + 60_000);
+
+      expect(second).toMatchObject({ kind: 'in-flight', existing: { status: 'IN_PROGRESS' } });
+    });
+
+    it('takes over the key when the other attempt lease has expired', async () => {
+      const store = dynamoDbStore(tables, clock);
+      await store.claim(entry('k1'), clock.nowMs() + 60_000);
+      clock.advance(60_001);
+
+      const takeover = await store.claim(entry('k1'), clock.nowMs() + 60_000);
+
+      expect(takeover.kind).toBe('claimed');
+      expect((await row('k1'))?.lease_owner).toBe(
+        takeover.kind === 'claimed' ? takeover.lease.token : 'none',
+      );
+    });
+
+    it('lets a stale attempt neither complete nor release after a takeover', async () => {
+      const store = dynamoDbStore(tables, clock);
+      const stale = await store.claim(entry('k1'), clock.nowMs() + 1_000);
+      clock.advance(1_001);
+      const fresh = await store.claim(entry('k1'), clock.nowMs() + 60_000);
+      if (stale.kind !== 'claimed' || fresh.kind !== 'claimed') throw new Error('both claims should succeed');
+
+      expect(await store.complete(stale.lease)).toBe('lease-lost');
+      expect(await store.release(stale.lease)).toBe('lease-lost');
+      expect(await row('k1')).toMatchObject({ status: 'IN_PROGRESS', lease_owner: fresh.lease.token });
+
+      expect(await store.complete(fresh.lease)).toBe('completed');
+      const completed = await row('k1');
+      expect(completed).toMatchObject({ status: 'COMPLETED' });
+      expect(completed).not.toHaveProperty('lease_owner');
+    });
+
+    it('deletes the row when the lease holder releases it, so a redelivery can claim again', async () => {
+      const store = dynamoDbStore(tables, clock);
+      const claim = await store.claim(entry('k1'), clock.nowMs() + 60_000);
+      if (claim.kind !== 'claimed') throw new Error('claim should succeed');
+
+      expect(await store.release(claim.lease)).toBe('released');
+      expect(await row('k1')).toBeUndefined();
+      expect((await store.claim(entry('k1'), clock.nowMs() + 60_000)).kind).toBe('claimed');
+    });
+
+    it('tells a duplicate from a conflict after completion by the payload hash', async () => {
+      const store = dynamoDbStore(tables, clock);
+      const claim = await store.claim(entry('k1', 'hash-1'), clock.nowMs() + 60_000);
+      if (claim.kind !== 'claimed') throw new Error('claim should succeed');
+      await store.complete(claim.lease);
+
+      expect((await store.claim(entry('k1', 'hash-1'), clock.nowMs() + 60_000)).kind).toBe('duplicate');
+      expect((await store.claim(entry('k1', 'hash-2'), clock.nowMs() + 60_000)).kind).toBe('conflict');
+    });
+  });
+
+  describe('transactional mode', () => {
+    const effectWrite = (tableName: string, pk: string) => ({
+      Update: {
+        TableName: tableName,
+        Key: { pk },
+        UpdateExpression: 'ADD #n :one',
+        ExpressionAttributeNames: { '#n': 'n' },
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    });
+
+    it('reports in-flight when a side-effect attempt holds a live lease on the key', async () => {
+      const store = dynamoDbStore(tables, clock);
+      await store.claim(entry('k1'), clock.nowMs() + 60_000);
+
+      const result = await store.commit(entry('k1'), [effectWrite(tables.appTableName, 'counter')]);
+
+      expect(result.kind).toBe('in-flight');
+      expect(await tables.get(tables.appTableName, 'counter')).toBeUndefined();
+    });
+
+    it('reports a business rejection, and writes nothing, when an effect condition fails', async () => {
+      const store = dynamoDbStore(tables, clock);
+      const guarded = {
+        ConditionCheck: {
+          TableName: tables.appTableName,
+          Key: { pk: 'account#closed' },
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      };
+
+      const result = await store.commit(entry('k1'), [effectWrite(tables.appTableName, 'counter'), guarded]);
+
+      expect(result).toMatchObject({ kind: 'business-rejected', writeIndex: 1 });
+      expect(await row('k1')).toBeUndefined();
+      expect(await tables.get(tables.appTableName, 'counter')).toBeUndefined();
+    });
+
+    it('commits the inbox row alone with one conditional put when the effect has no writes', async () => {
+      const store = dynamoDbStore(tables, clock);
+
+      expect(await store.commit(entry('k1'), [])).toEqual({ kind: 'committed' });
+      expect(await store.commit(entry('k1'), [])).toMatchObject({ kind: 'duplicate' });
+      expect(await row('k1')).toMatchObject({ status: 'COMPLETED' });
+    });
+  });
+
+  describe('quarantine', () => {
+    const raw = {
+      topic: 'orders',
+      partition: 0,
+      offset: 7,
+      timestamp: 1,
+      timestampType: 'CREATE_TIME',
+      key: null,
+      value: 'bm90IGpzb24=',
+      headers: [{ weird: 'not bytes' }],
+    };
+
+    it('writes one QUARANTINED row per record and nothing new on redelivery', async () => {
+      const store = dynamoDbStore(tables, clock);
+      const quarantine = {
+        coordinates: 'orders-0@7',
+        reason: 'invalid-event',
+        message: 'not JSON',
+        record: raw,
+      };
+
+      expect(await store.quarantine(quarantine)).toBe('quarantined');
+      clock.advance(1_000);
+      expect(await store.quarantine({ ...quarantine, message: 'again' })).toBe('already-quarantined');
+
+      const item = await tables.get(tables.inboxTableName, `${CONSUMER}!quarantine#orders-0@7`);
+      expect(item).toMatchObject({
+        status: 'QUARANTINED',
+        reason: 'invalid-event',
+        error: 'not JSON',
+        quarantine_consumer: CONSUMER,
+        quarantined_at: clock.nowMs() - 1_000,
+        record: { topic: 'orders', partition: 0, offset: 7, value: 'bm90IGpzb24=', value_truncated: false },
+      });
+      expect(JSON.parse(String((item?.record as Record<string, unknown>).headers))).toEqual(raw.headers);
+    });
+
+    it('truncates and flags a value that would pass the 400 KB item limit', async () => {
+      const store = dynamoDbStore(tables, clock);
+      const huge = Buffer.alloc(1_000_000, 7).toString('base64');
+
+      await store.quarantine({
+        coordinates: 'orders-0@8',
+        reason: 'invalid-event',
+        message: 'too big',
+        record: { ...raw, offset: 8, value: huge },
+      });
+
+      const item = await tables.get(tables.inboxTableName, `${CONSUMER}!quarantine#orders-0@8`);
+      const record = item?.record as Record<string, unknown>;
+      expect(record.value_truncated).toBe(true);
+      expect(record.value_chars).toBe(huge.length);
+      expect(String(record.value).length).toBeLessThan(huge.length);
+    });
+  });
+});
