@@ -1,0 +1,468 @@
+/**
+ * An emulator of Lambda's Kafka event source mapping (ESM): it polls a record source, builds MSK events
+ * as Lambda does, invokes the function, and checkpoints from its response. The semantics it reproduces
+ * are in /work/shared/design/AWS-FACTS.md; each contract line names its page.
+ *
+ * Model: `pollers` poll loops (provisioned pollers), each owning a share of the assigned partitions and
+ * running one invocation at a time, so a partition is never in two invocations (except by injected fault).
+ * After an invocation, each partition of its batch is settled: committed past its records, or committed
+ * up to the record to redeliver and sought back to it; the next batch is polled from there.
+ */
+import { randomUUID } from 'node:crypto';
+import { interpretResponse } from './batch-response.js';
+import { type EsmSettings, type ResolvedEsmSettings, resolveEsmSettings } from './esm-settings.js';
+import { type FaultPlan, NO_FAULTS } from './fault-plan.js';
+import { functionArn, type InvocationOutcome, type LambdaFunction } from './lambda-function.js';
+import {
+  buildMskEvent,
+  envelopeBytes,
+  MAX_INVOCATION_PAYLOAD_BYTES,
+  type MskEvent,
+  type MskEventEnvelope,
+  mskEventRecordBytes,
+  partitionEntryBytes,
+} from './msk-event.js';
+import {
+  buildOnFailureRecord,
+  type FailureCondition,
+  type OnFailureDestination,
+} from './on-failure-destination.js';
+import type { RecordSource, SourceRecord, TopicPartition } from './record-source.js';
+import { topicPartitionKey } from './record-source.js';
+
+export interface EventSourceMappingOptions {
+  readonly source: RecordSource;
+  readonly function: LambdaFunction;
+  readonly destination: OnFailureDestination;
+  readonly settings?: EsmSettings;
+  readonly faults?: FaultPlan;
+  /** Epoch ms; record ages are measured with it. @default Date.now */
+  readonly now?: () => number;
+  /** Called after every invocation, for progress displays and tests. */
+  readonly onInvocation?: (report: InvocationReport) => void;
+}
+
+export interface InvocationReport {
+  readonly requestId: string;
+  readonly event: MskEvent;
+  readonly outcome: InvocationOutcome;
+  /** Whether this was the fenced-off second invocation of an overlapping pair (its response is ignored). */
+  readonly fenced: boolean;
+  readonly crashAfterWrites?: number;
+}
+
+export interface EsmStats {
+  invocations: number;
+  /** Records handed to the function, counting every redelivery. */
+  deliveredRecords: number;
+  /** Deliveries of a record that had been delivered before. */
+  redeliveredRecords: number;
+  /** Invocations whose response reported records. */
+  partialFailures: number;
+  reportedRecords: number;
+  /** Responses retried whole because they could not be honoured (e.g. an identifier not in the event). */
+  invalidResponses: number;
+  functionErrors: number;
+  crashes: number;
+  timeouts: number;
+  bisections: number;
+  /** Injected: successful batches delivered again because their commit was lost. */
+  duplicateDeliveries: number;
+  /** Injected: fenced second invocations over an overlapping batch. */
+  overlappingInvocations: number;
+  destinationBatches: number;
+  destinationRecords: number;
+}
+
+interface RetryState {
+  /** The offset redelivery starts from. */
+  readonly offset: number;
+  /** Failed invocations that had to redeliver from `offset`. */
+  failedAttempts: number;
+}
+
+interface Batch {
+  readonly records: SourceRecord[];
+  /** Per partition key, that partition's records in offset order. */
+  readonly partitions: Map<
+    string,
+    { readonly topicPartition: TopicPartition; readonly records: SourceRecord[] }
+  >;
+}
+
+export class EventSourceMapping {
+  readonly settings: ResolvedEsmSettings;
+  readonly stats: EsmStats = {
+    invocations: 0,
+    deliveredRecords: 0,
+    redeliveredRecords: 0,
+    partialFailures: 0,
+    reportedRecords: 0,
+    invalidResponses: 0,
+    functionErrors: 0,
+    crashes: 0,
+    timeouts: 0,
+    bisections: 0,
+    duplicateDeliveries: 0,
+    overlappingInvocations: 0,
+    destinationBatches: 0,
+    destinationRecords: 0,
+  };
+  readonly #source: RecordSource;
+  readonly #function: LambdaFunction;
+  readonly #destination: OnFailureDestination;
+  readonly #faults: FaultPlan;
+  readonly #now: () => number;
+  readonly #onInvocation: ((report: InvocationReport) => void) | undefined;
+  readonly #envelope: MskEventEnvelope;
+  readonly #functionArn: string;
+  readonly #retries = new Map<string, RetryState>();
+  /** Per partition key, the highest offset ever delivered: anything at or below it is a redelivery. */
+  readonly #highestDelivered = new Map<string, number>();
+  readonly #pollers: Promise<void>[] = [];
+  #running = false;
+  #failure: unknown;
+
+  constructor(options: EventSourceMappingOptions) {
+    this.settings = resolveEsmSettings(options.settings);
+    this.#source = options.source;
+    this.#function = options.function;
+    this.#destination = options.destination;
+    this.#faults = options.faults ?? NO_FAULTS;
+    this.#now = options.now ?? Date.now;
+    this.#onInvocation = options.onInvocation;
+    this.#envelope = {
+      eventSource: this.settings.eventSource,
+      ...(this.settings.eventSource === 'aws:kafka' ? { eventSourceArn: this.settings.eventSourceArn } : {}),
+      bootstrapServers: this.#source.bootstrapServers,
+    };
+    this.#functionArn = functionArn({ functionName: this.settings.functionName });
+  }
+
+  /** Starts the source and the poll loops; returns at once. */
+  async start(): Promise<void> {
+    if (this.#running) throw new Error('the mapping is already running');
+    await this.#source.start();
+    this.#running = true;
+    for (let index = 0; index < this.settings.pollers; index++) {
+      this.#pollers.push(
+        this.#pollLoop(index).catch((error: unknown) => {
+          this.#failure ??= error;
+          this.#running = false;
+        }),
+      );
+    }
+  }
+
+  /**
+   * Resolves once every partition is committed up to its log end (nothing left to deliver or redeliver);
+   * rejects when a poll loop failed or `timeoutMs` passed.
+   */
+  async waitUntilCaughtUp(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.#failure !== undefined) throw this.#failure;
+      const progress = await this.#source.progress();
+      if (progress.every((partition) => partition.committedOffset >= partition.endOffset)) return;
+      if (Date.now() > deadline) {
+        const lag = progress
+          .map((p) => `${topicPartitionKey(p)}: ${p.committedOffset}/${p.endOffset}`)
+          .join(', ');
+        throw new Error(`the mapping did not catch up within ${timeoutMs} ms (committed/end: ${lag})`);
+      }
+      await sleep(20);
+    }
+  }
+
+  /** Stops polling after the invocations in flight settle, and closes the source. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    await Promise.all(this.#pollers);
+    this.#pollers.length = 0;
+    await this.#source.close();
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  async #pollLoop(index: number): Promise<void> {
+    let rotation = 0;
+    /** Set after a function error with bisect on: the next batch carries at most this many records. */
+    let bisectLimit: number | undefined;
+    while (this.#running) {
+      const owned = this.#ownedPartitions(index);
+      const batch =
+        owned.length === 0 ? undefined : await this.#collectBatch(rotate(owned, rotation), bisectLimit);
+      if (!batch) {
+        await sleep(Math.min(50, Math.max(5, this.settings.batchingWindowMs)));
+        continue;
+      }
+      const settled = await this.#deliver(batch);
+      if (settled === 'function-error' && this.settings.bisectOnFunctionError && batch.records.length > 1) {
+        // BisectBatchOnFunctionError: split the batch in two and retry; the first half is polled again first.
+        // https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
+        bisectLimit = Math.ceil(batch.records.length / 2);
+        this.stats.bisections++;
+      } else if (settled !== 'function-error') {
+        bisectLimit = undefined;
+      }
+      // A retried batch starts from the same partitions, so a bisected half is a prefix of the failed batch.
+      if (settled === 'done') rotation++;
+    }
+  }
+
+  #ownedPartitions(index: number): TopicPartition[] {
+    const sorted = [...this.#source.assignments()].sort(
+      (a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition,
+    );
+    return sorted.filter((_, position) => position % this.settings.pollers === index);
+  }
+
+  /**
+   * Polls until the batch is full (BatchSize), would pass 6 MB, or the batching window ends.
+   * https://docs.aws.amazon.com/lambda/latest/dg/msk-esm-parameters.html (BatchSize, MaximumBatchingWindowInSeconds)
+   */
+  async #collectBatch(partitions: TopicPartition[], limit: number | undefined): Promise<Batch | undefined> {
+    const maxRecords = limit ?? this.settings.batchSize;
+    const records: SourceRecord[] = [];
+    const keys = new Set<string>();
+    let bytes = envelopeBytes(this.#envelope);
+    const windowEnds = Date.now() + this.settings.batchingWindowMs;
+    for (;;) {
+      let full = false;
+      for (const tp of partitions) {
+        if (full || records.length >= maxRecords) break;
+        const polled = await this.#source.poll(tp, { maxRecords: maxRecords - records.length });
+        for (const record of polled) {
+          const key = topicPartitionKey(record);
+          const size = mskEventRecordBytes(record) + (keys.has(key) ? 0 : partitionEntryBytes(key));
+          if (bytes + size > MAX_INVOCATION_PAYLOAD_BYTES) {
+            if (records.length === 0) {
+              // Too large to invoke even alone.
+              await this.#discardOversized(record);
+              continue;
+            }
+            // Leave it (and what follows) for the next batch.
+            await this.#source.seek(tp, record.offset);
+            full = true;
+            break;
+          }
+          records.push(record);
+          keys.add(key);
+          bytes += size;
+        }
+      }
+      if (full || records.length >= maxRecords || Date.now() >= windowEnds || !this.#running) break;
+      await sleep(Math.min(20, Math.max(1, windowEnds - Date.now())));
+    }
+    return records.length === 0 ? undefined : toBatch(records);
+  }
+
+  /** Invokes the batch once and settles every partition in it; says how it ended. */
+  async #deliver(fullBatch: Batch): Promise<'done' | 'retry' | 'function-error'> {
+    const batch = await this.#dropAgedRecords(fullBatch);
+    if (batch.records.length === 0) return 'done';
+    const event = buildMskEvent(this.#envelope, batch.records);
+    const crashAfterWrites = this.#faults.crashAfterWrites(batch.records.length);
+    const overlapping = this.#faults.overlappingBatch(batch.records);
+
+    const primary = this.#invoke(event, crashAfterWrites, false);
+    const fenced = overlapping
+      ? this.#invoke(buildMskEvent(this.#envelope, overlapping), undefined, true)
+      : undefined;
+    const [outcome] = await Promise.all([primary, fenced]);
+    if (overlapping) this.stats.overlappingInvocations++;
+
+    if (outcome.kind !== 'returned') {
+      if (outcome.kind === 'threw') this.stats.functionErrors++;
+      if (outcome.kind === 'crashed') this.stats.crashes++;
+      if (outcome.kind === 'timed-out') this.stats.timeouts++;
+      // A function error retries the whole batch. https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
+      await this.#redeliverWhole(batch, true);
+      return 'function-error';
+    }
+    const verdict = interpretResponse(event, outcome.response);
+    if (verdict.kind === 'invalid') {
+      // An identifier not in the event (or any malformed response) retries the whole batch.
+      this.stats.invalidResponses++;
+      await this.#redeliverWhole(batch, false);
+      return 'retry';
+    }
+    if (verdict.kind === 'success') {
+      if (this.#faults.duplicateDelivery()) {
+        // Injected: the commit is lost, so the same records come again.
+        this.stats.duplicateDeliveries++;
+        for (const { topicPartition, records } of batch.partitions.values()) {
+          await this.#source.seek(topicPartition, firstOf(records).offset);
+        }
+        return 'retry';
+      }
+      for (const { topicPartition, records } of batch.partitions.values()) {
+        await this.#commit(topicPartition, lastOf(records).offset + 1);
+      }
+      return 'done';
+    }
+    // Per partition, commit up to the lowest reported offset and redeliver every record from it on.
+    this.stats.partialFailures++;
+    const exhausted: SourceRecord[] = [];
+    for (const [key, { topicPartition, records }] of batch.partitions) {
+      const lowest = verdict.lowestFailedOffsets.get(key);
+      if (lowest === undefined) {
+        await this.#commit(topicPartition, lastOf(records).offset + 1);
+        continue;
+      }
+      const failed = records.filter((record) => record.offset >= lowest);
+      this.stats.reportedRecords += failed.length;
+      await this.#commit(topicPartition, lowest);
+      if (this.#countFailure(key, lowest)) exhausted.push(...failed);
+      else await this.#source.seek(topicPartition, lowest);
+    }
+    if (exhausted.length > 0) await this.#giveUp(exhausted, 'RetryAttemptsExhausted', false);
+    return 'retry';
+  }
+
+  async #invoke(
+    event: MskEvent,
+    crashAfterWrites: number | undefined,
+    fenced: boolean,
+  ): Promise<InvocationOutcome> {
+    const requestId = randomUUID();
+    this.stats.invocations++;
+    for (const [key, records] of Object.entries(event.records)) {
+      const highest = this.#highestDelivered.get(key) ?? -1;
+      this.stats.deliveredRecords += records.length;
+      this.stats.redeliveredRecords += records.filter((record) => record.offset <= highest).length;
+      this.#highestDelivered.set(key, Math.max(highest, ...records.map((record) => record.offset)));
+    }
+    const outcome = await this.#function.invoke({
+      event,
+      requestId,
+      deadlineMs: Date.now() + this.settings.functionTimeoutMs,
+      ...(crashAfterWrites !== undefined ? { crashAfterWrites } : {}),
+    });
+    this.#onInvocation?.({
+      requestId,
+      event,
+      outcome,
+      fenced,
+      ...(crashAfterWrites !== undefined ? { crashAfterWrites } : {}),
+    });
+    return outcome;
+  }
+
+  /** Seeks every partition of the batch back to its first record, or gives up on those out of retries. */
+  async #redeliverWhole(batch: Batch, functionError: boolean): Promise<void> {
+    const bisecting = functionError && this.settings.bisectOnFunctionError && batch.records.length > 1;
+    const exhausted: SourceRecord[] = [];
+    for (const [key, { topicPartition, records }] of batch.partitions) {
+      const first = firstOf(records).offset;
+      // Assumed, as AWS documents for Kinesis: splitting a batch does not count against the retry attempts.
+      if (!bisecting && this.#countFailure(key, first)) exhausted.push(...records);
+      else await this.#source.seek(topicPartition, first);
+    }
+    if (exhausted.length > 0) await this.#giveUp(exhausted, 'RetryAttemptsExhausted', functionError);
+  }
+
+  /** Records one more failed attempt at redelivering `key` from `offset`; true when retries are exhausted. */
+  #countFailure(key: string, offset: number): boolean {
+    const previous = this.#retries.get(key);
+    const state = previous?.offset === offset ? previous : { offset, failedAttempts: 0 };
+    state.failedAttempts++;
+    this.#retries.set(key, state);
+    const max = this.settings.effectiveMaxRetryAttempts;
+    // MaximumRetryAttempts counts retries after the first attempt; -1 retries until the record ages out.
+    return max !== -1 && state.failedAttempts > max;
+  }
+
+  /**
+   * Removes from the front of each partition the records older than MaximumRecordAgeInSeconds, sends them to
+   * the destination and commits past them. https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
+   */
+  async #dropAgedRecords(batch: Batch): Promise<Batch> {
+    if (this.settings.maxRecordAgeMs === -1) return batch;
+    const now = this.#now();
+    const aged: SourceRecord[] = [];
+    const live: SourceRecord[] = [];
+    for (const { records } of batch.partitions.values()) {
+      const firstLive = records.findIndex((record) => now - record.timestamp <= this.settings.maxRecordAgeMs);
+      const cut = firstLive === -1 ? records.length : firstLive;
+      aged.push(...records.slice(0, cut));
+      live.push(...records.slice(cut));
+    }
+    if (aged.length === 0) return batch;
+    await this.#giveUp(aged, 'RecordAgeExceeded', false);
+    return toBatch(live);
+  }
+
+  async #discardOversized(record: SourceRecord): Promise<void> {
+    await this.#giveUp([record], 'MaximumPayloadSizeExceeded', false);
+  }
+
+  /** Sends records to the on-failure destination (one S3 object) and commits past them. */
+  async #giveUp(records: SourceRecord[], condition: FailureCondition, functionError: boolean): Promise<void> {
+    const batch = toBatch(records);
+    const event = buildMskEvent(this.#envelope, batch.records);
+    const attempts = Math.max(
+      0,
+      ...[...batch.partitions.keys()].map((key) => this.#retries.get(key)?.failedAttempts ?? 0),
+    );
+    await this.#destination.send(
+      buildOnFailureRecord({
+        condition,
+        event,
+        requestId: randomUUID(),
+        functionArn: this.#functionArn,
+        approximateInvokeCount: condition === 'RetryAttemptsExhausted' ? attempts : 0,
+        functionError,
+        now: new Date(this.#now()),
+      }),
+    );
+    this.stats.destinationBatches++;
+    this.stats.destinationRecords += records.length;
+    // The fetch position is already past these records: they were polled.
+    for (const { topicPartition, records: partitionRecords } of batch.partitions.values()) {
+      await this.#commit(topicPartition, lastOf(partitionRecords).offset + 1);
+    }
+  }
+
+  async #commit(topicPartition: TopicPartition, nextOffset: number): Promise<void> {
+    const key = topicPartitionKey(topicPartition);
+    await this.#source.commit(topicPartition, nextOffset);
+    const retry = this.#retries.get(key);
+    if (retry && nextOffset > retry.offset) this.#retries.delete(key);
+  }
+}
+
+function toBatch(records: readonly SourceRecord[]): Batch {
+  const partitions: Batch['partitions'] = new Map();
+  for (const record of records) {
+    const key = topicPartitionKey(record);
+    let entry = partitions.get(key);
+    if (!entry) {
+      entry = { topicPartition: { topic: record.topic, partition: record.partition }, records: [] };
+      partitions.set(key, entry);
+    }
+    entry.records.push(record);
+  }
+  for (const entry of partitions.values()) entry.records.sort((a, b) => a.offset - b.offset);
+  return { records: [...partitions.values()].flatMap((entry) => entry.records), partitions };
+}
+
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const start = by % items.length;
+  return [...items.slice(start), ...items.slice(0, start)];
+}
+
+function firstOf(records: readonly SourceRecord[]): SourceRecord {
+  const first = records[0];
+  if (!first) throw new Error('a partition entry without records');
+  return first;
+}
+
+function lastOf(records: readonly SourceRecord[]): SourceRecord {
+  const last = records.at(-1);
+  if (!last) throw new Error('a partition entry without records');
+  return last;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

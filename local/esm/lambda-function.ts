@@ -1,0 +1,124 @@
+/**
+ * The function port: how the emulator invokes a handler and what can come back. Two runtimes implement
+ * it: `InProcessFunction` (a handler function in this process, for tests) and the worker-thread runtime
+ * in local/lambda-runtime/ (the deployed bundle in its own execution environment, which can really crash).
+ */
+import type { MskEvent } from './msk-event.js';
+
+/** The part of Lambda's Node.js context object handlers and Powertools read. https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html */
+export interface LambdaContext {
+  readonly functionName: string;
+  readonly functionVersion: string;
+  readonly invokedFunctionArn: string;
+  /** A string, as the Node.js runtime passes it. */
+  readonly memoryLimitInMB: string;
+  readonly awsRequestId: string;
+  readonly logGroupName: string;
+  readonly logStreamName: string;
+  callbackWaitsForEmptyEventLoop: boolean;
+  getRemainingTimeInMillis(): number;
+}
+
+export interface InvocationRequest {
+  readonly event: MskEvent;
+  readonly requestId: string;
+  /** Epoch ms at which Lambda would stop the invocation (start + function timeout). */
+  readonly deadlineMs: number;
+  /**
+   * Fault injection: the execution environment dies after this many DynamoDB writes, with the last one
+   * applied but its answer never seen. Runtimes that cannot count writes lose the response instead.
+   */
+  readonly crashAfterWrites?: number;
+}
+
+export type InvocationOutcome =
+  | { readonly kind: 'returned'; readonly response: unknown }
+  /** A function error: the handler threw or rejected. */
+  | { readonly kind: 'threw'; readonly errorType: string; readonly errorMessage: string }
+  /** The execution environment died: the response, if any, is lost. */
+  | { readonly kind: 'crashed'; readonly reason: string }
+  | { readonly kind: 'timed-out' };
+
+export interface LambdaFunction {
+  describe(): string;
+  invoke(request: InvocationRequest): Promise<InvocationOutcome>;
+  /** Ends every execution environment. */
+  close(): Promise<void>;
+}
+
+export type KafkaHandler = (event: MskEvent, context: LambdaContext) => Promise<unknown>;
+
+export interface FunctionIdentity {
+  readonly functionName: string;
+  /** @default 1024 */
+  readonly memoryLimitInMB?: number;
+  /** @default 'us-east-1' */
+  readonly region?: string;
+  /** @default '123456789012' */
+  readonly accountId?: string;
+}
+
+export function functionArn(identity: FunctionIdentity): string {
+  return `arn:aws:lambda:${identity.region ?? 'us-east-1'}:${identity.accountId ?? '123456789012'}:function:${identity.functionName}`;
+}
+
+export function createLambdaContext(
+  identity: FunctionIdentity,
+  invocation: { readonly requestId: string; readonly deadlineMs: number },
+): LambdaContext {
+  return {
+    functionName: identity.functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: functionArn(identity),
+    memoryLimitInMB: String(identity.memoryLimitInMB ?? 1024),
+    awsRequestId: invocation.requestId,
+    logGroupName: `/aws/lambda/${identity.functionName}`,
+    logStreamName: `local/[$LATEST]${invocation.requestId.replaceAll('-', '')}`,
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, invocation.deadlineMs - Date.now()),
+  };
+}
+
+/**
+ * Runs a handler function in this process. It cannot stop a handler mid-batch: a crash runs the handler
+ * to the end and then loses its response, and a timed-out handler keeps running in the background.
+ */
+export class InProcessFunction implements LambdaFunction {
+  readonly #handler: KafkaHandler;
+  readonly #identity: FunctionIdentity;
+
+  constructor(handler: KafkaHandler, identity: FunctionIdentity = { functionName: 'in-process' }) {
+    this.#handler = handler;
+    this.#identity = identity;
+  }
+
+  describe(): string {
+    return `in-process ${this.#identity.functionName}`;
+  }
+
+  async invoke(request: InvocationRequest): Promise<InvocationOutcome> {
+    const context = createLambdaContext(this.#identity, request);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<InvocationOutcome>((resolve) => {
+      timer = setTimeout(() => resolve({ kind: 'timed-out' }), Math.max(0, request.deadlineMs - Date.now()));
+    });
+    const ran = this.#handler(request.event, context).then(
+      (response): InvocationOutcome =>
+        request.crashAfterWrites === undefined
+          ? { kind: 'returned', response }
+          : { kind: 'crashed', reason: 'response lost after the handler ran (in-process runtime)' },
+      (error: unknown): InvocationOutcome => ({
+        kind: 'threw',
+        errorType: error instanceof Error ? error.name : typeof error,
+        errorMessage: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    try {
+      return await Promise.race([ran, timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {}
+}
