@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { decodeEvent } from '../../../lambdas/core/decode-event.js';
+import {
+  orderPlacedEffect,
+  skipOtherEventTypes,
+  validateOrderPlaced,
+} from '../../../lambdas/order-consumer/order-placed.js';
+import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
+
+const decode = (spec: Omit<RecordSpec, 'offset'>) => {
+  const record = decodeEvent(kafkaEvent([{ offset: 1, ...spec }]))[0]?.records[0];
+  if (!record) throw new Error('no record');
+  return record;
+};
+
+const order = { event_id: 'e1', type: 'OrderPlaced', order_id: 'o1', account_id: 'a1', amount: 250 };
+
+describe('validateOrderPlaced', () => {
+  it('accepts a complete OrderPlaced', () => {
+    expect(validateOrderPlaced(order)).toEqual({ ok: true, order });
+  });
+
+  it('lists every schema problem', () => {
+    expect(validateOrderPlaced({ type: 'OrderPlaced', order_id: '', amount: 1.5 })).toEqual({
+      ok: false,
+      problems: [
+        'event_id must be a non-empty string',
+        'order_id must be a non-empty string',
+        'account_id must be a non-empty string',
+        'amount must be a positive whole number of cents',
+      ],
+    });
+    expect(validateOrderPlaced([order])).toMatchObject({ ok: false });
+    expect(validateOrderPlaced({ ...order, amount: 0 })).toMatchObject({ ok: false });
+  });
+});
+
+describe('orderPlacedEffect', () => {
+  const effect = orderPlacedEffect('app-table');
+
+  it('plans the account debit and the order total as relative updates in one transaction', () => {
+    expect(effect({ record: decode({ value: order }), dedupKey: 'e1' })).toEqual({
+      kind: 'transact',
+      writes: [
+        expect.objectContaining({
+          Update: expect.objectContaining({
+            TableName: 'app-table',
+            Key: { pk: 'account#a1' },
+            UpdateExpression: 'SET #balance = if_not_exists(#balance, :zero) - :amount',
+            ExpressionAttributeValues: { ':zero': 0, ':amount': 250 },
+          }),
+        }),
+        expect.objectContaining({
+          Update: expect.objectContaining({
+            Key: { pk: 'order#o1' },
+            ExpressionAttributeValues: { ':zero': 0, ':amount': 250, ':placed': 'PLACED' },
+          }),
+        }),
+      ],
+    });
+  });
+
+  it('rejects as invalid-event when the value is not JSON, fails the schema or disagrees with the header', () => {
+    expect(effect({ record: decode({ value: 'nope' }), dedupKey: 'e1' })).toMatchObject({
+      kind: 'reject',
+      reason: 'invalid-event',
+    });
+    expect(effect({ record: decode({ value: { ...order, amount: -1 } }), dedupKey: 'e1' })).toMatchObject({
+      kind: 'reject',
+      reason: 'invalid-event',
+    });
+    expect(effect({ record: decode({ value: order }), dedupKey: 'another' })).toMatchObject({
+      kind: 'reject',
+      message: 'event_id in the value differs from the event_id header',
+    });
+  });
+});
+
+describe('skipOtherEventTypes', () => {
+  it('skips records of another type and keeps OrderPlaced, untyped and non-JSON records', () => {
+    expect(skipOtherEventTypes(decode({ value: { type: 'OrderShipped' } }))).toBe('event type OrderShipped');
+    expect(skipOtherEventTypes(decode({ value: order }))).toBeUndefined();
+    expect(skipOtherEventTypes(decode({ value: { event_id: 'x' } }))).toBeUndefined();
+    expect(skipOtherEventTypes(decode({ value: 'plain text' }))).toBeUndefined();
+  });
+});
