@@ -21,6 +21,7 @@ export const HANDLER_BUNDLE = {
   /** The AWS SDK is bundled (not taken from the runtime) so the pinned version is the one that runs. */
   external: [] as string[],
   /** Some CommonJS dependencies call require(); give the ESM bundle one. */
-  banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  banner:
+    "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   handlerExport: 'handler',
 } as const;

