@@ -27,4 +27,6 @@ export const BATCH_METRICS = {
   duration: 'BatchDuration',
   /** Milliseconds: from the oldest record's Kafka timestamp to the end of its batch. */
   recordLatency: 'RecordLatency',
+  /** Count: invocations that failed as a whole (bad envelope, an unreportable record); Lambda retries them. */
+  failedBatches: 'FailedBatches',
 } as const;

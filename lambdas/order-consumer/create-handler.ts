@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -10,6 +10,7 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { DynamoDbInboxStore } from '../core/dynamodb-inbox-store.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from '../core/kafka-batch-handler.js';
 import type { KafkaBatchResponse } from '../core/kafka-event.js';
+import { BATCH_METRICS } from '../core/metric-names.js';
 import { powertoolsTelemetry } from '../core/powertools-telemetry.js';
 import type { OrderConsumerConfig } from './config.js';
 import { orderPlacedEffect, skipOtherEventTypes } from './order-placed.js';
@@ -69,6 +70,7 @@ export function createHandler(deps: OrderConsumerDependencies) {
       } catch (error) {
         // The whole batch is retried: say why, once, before Lambda does.
         logger.error('batch failed as a whole', error as Error);
+        metrics.addMetric(BATCH_METRICS.failedBatches, MetricUnit.Count, 1);
         throw error;
       }
     });

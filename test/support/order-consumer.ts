@@ -14,6 +14,7 @@ export const CONSUMER = 'order-consumer';
 
 export interface OrderConsumerUnderTest {
   readonly clock: ManualClock;
+  readonly metrics: Metrics;
   /** Invokes through middy with a context whose deadline is `remainingMs` away. */
   invoke(event: unknown, remainingMs?: number): Promise<KafkaBatchResponse>;
   /** Outcomes of the most recent batch, as the telemetry saw them. */
@@ -33,6 +34,7 @@ export function orderConsumer(
     CONSUMER_NAME: CONSUMER,
     ...options.env,
   });
+  const metrics = new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER });
   let outcomes: readonly RecordOutcome[] = [];
   let summary: BatchSummary | undefined;
   const handler = createHandler({
@@ -40,7 +42,7 @@ export function orderConsumer(
     dynamoDb: options.dynamoDb ?? tables.client,
     clock,
     logger: new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER }),
+    metrics,
     observe: {
       batchProcessed(batchSummary, batchOutcomes) {
         summary = batchSummary;
@@ -50,6 +52,7 @@ export function orderConsumer(
   });
   return {
     clock,
+    metrics,
     invoke: (event, remainingMs = 60_000) =>
       handler(event, lambdaContext(clock, remainingMs) as unknown as Context) as Promise<KafkaBatchResponse>,
     lastOutcomes: () => outcomes,

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
@@ -102,9 +102,12 @@ describe('order consumer handler through middy', () => {
 
   it('fails the whole invocation with a clear error when the envelope has no records map', async () => {
     const consumer = orderConsumer(tables);
+    const addMetric = vi.spyOn(consumer.metrics, 'addMetric');
 
     await expect(consumer.invoke({ eventSource: 'aws:kafka' })).rejects.toThrow(/no "records" map/);
     await expect(consumer.invoke('not an event')).rejects.toThrow(/must be an object/);
+    expect(addMetric).toHaveBeenCalledWith('FailedBatches', 'Count', 1);
+    expect(await tables.scan(tables.inboxTableName)).toEqual([]);
   });
 });
 
