@@ -1,0 +1,238 @@
+/** The demo's flags: sizes, rates and ESM settings, each with a default that finishes in well under 2 minutes. */
+import { parseArgs } from 'node:util';
+
+export interface DemoOptions {
+  readonly events: number;
+  readonly partitions: number;
+  readonly accounts: number;
+  readonly duplicateRate: number;
+  readonly poisonRate: number;
+  readonly crashRate: number;
+  readonly duplicateDeliveryRate: number;
+  readonly overlapRate: number;
+  readonly batchSize: number;
+  readonly batchingWindowMs: number;
+  /** Undefined: one per partition. */
+  readonly pollers: number | undefined;
+  readonly functionTimeoutMs: number;
+  readonly maxRetryAttempts: number;
+  readonly bisect: boolean;
+  readonly seed: number;
+  /** Use a running DynamoDB (Local) instead of starting one. */
+  readonly dynamoDbEndpoint: string | undefined;
+  /** POWERTOOLS_LOG_LEVEL for the function. */
+  readonly logLevel: string;
+}
+
+export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
+  events: 5_000,
+  partitions: 4,
+  accounts: 200,
+  duplicateRate: 0.1,
+  poisonRate: 0.01,
+  crashRate: 0.05,
+  duplicateDeliveryRate: 0.02,
+  overlapRate: 0.02,
+  batchSize: 100,
+  batchingWindowMs: 500,
+  pollers: undefined,
+  functionTimeoutMs: 30_000,
+  maxRetryAttempts: -1,
+  bisect: false,
+  seed: 42,
+  dynamoDbEndpoint: undefined,
+  logLevel: 'WARN',
+};
+
+interface Flag {
+  readonly name: string;
+  readonly key: keyof DemoOptions;
+  readonly kind: 'integer' | 'rate' | 'string' | 'boolean';
+  readonly help: string;
+  readonly min?: number;
+  readonly max?: number;
+}
+
+const FLAGS: readonly Flag[] = [
+  { name: 'events', key: 'events', kind: 'integer', min: 1, max: 1_000_000, help: 'order events to produce' },
+  {
+    name: 'partitions',
+    key: 'partitions',
+    kind: 'integer',
+    min: 1,
+    max: 256,
+    help: 'partitions of the topic',
+  },
+  {
+    name: 'accounts',
+    key: 'accounts',
+    kind: 'integer',
+    min: 1,
+    max: 1_000_000,
+    help: 'accounts the orders debit',
+  },
+  {
+    name: 'duplicate-rate',
+    key: 'duplicateRate',
+    kind: 'rate',
+    help: 'share of events the producer sends twice',
+  },
+  {
+    name: 'poison-rate',
+    key: 'poisonRate',
+    kind: 'rate',
+    help: 'share of poison records (bad JSON, no event_id, bad amount)',
+  },
+  {
+    name: 'crash-rate',
+    key: 'crashRate',
+    kind: 'rate',
+    help: 'share of invocations whose environment dies mid-batch',
+  },
+  {
+    name: 'duplicate-delivery-rate',
+    key: 'duplicateDeliveryRate',
+    kind: 'rate',
+    help: 'share of successful batches delivered again (commit lost)',
+  },
+  {
+    name: 'overlap-rate',
+    key: 'overlapRate',
+    kind: 'rate',
+    help: 'share of invocations shadowed by a fenced concurrent one over an overlapping batch',
+  },
+  { name: 'batch-size', key: 'batchSize', kind: 'integer', min: 1, max: 10_000, help: 'ESM BatchSize' },
+  {
+    name: 'batching-window-ms',
+    key: 'batchingWindowMs',
+    kind: 'integer',
+    min: 0,
+    max: 300_000,
+    help: 'ESM MaximumBatchingWindowInSeconds, in ms',
+  },
+  {
+    name: 'pollers',
+    key: 'pollers',
+    kind: 'integer',
+    min: 1,
+    max: 256,
+    help: 'provisioned pollers (concurrent invocations)',
+  },
+  {
+    name: 'function-timeout-ms',
+    key: 'functionTimeoutMs',
+    kind: 'integer',
+    min: 1_000,
+    max: 900_000,
+    help: 'the function timeout',
+  },
+  {
+    name: 'max-retry-attempts',
+    key: 'maxRetryAttempts',
+    kind: 'integer',
+    min: -1,
+    max: 10_000,
+    help: 'ESM MaximumRetryAttempts (-1: infinite, capped at 10 with a destination)',
+  },
+  { name: 'bisect', key: 'bisect', kind: 'boolean', help: 'ESM BisectBatchOnFunctionError' },
+  {
+    name: 'seed',
+    key: 'seed',
+    kind: 'integer',
+    min: 0,
+    max: 2 ** 31,
+    help: 'seed of the workload and the faults',
+  },
+  {
+    name: 'dynamodb-endpoint',
+    key: 'dynamoDbEndpoint',
+    kind: 'string',
+    help: 'use this DynamoDB (Local) instead of starting one',
+  },
+  { name: 'log-level', key: 'logLevel', kind: 'string', help: "the function's POWERTOOLS_LOG_LEVEL" },
+];
+
+export class DemoUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DemoUsageError';
+  }
+}
+
+export type ParsedDemoArgs =
+  | { readonly help: true }
+  | { readonly help: false; readonly options: DemoOptions };
+
+export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries(
+          FLAGS.map((flag) => [flag.name, { type: flag.kind === 'boolean' ? 'boolean' : 'string' }]),
+        ),
+      },
+    });
+  } catch (error) {
+    throw new DemoUsageError((error as Error).message);
+  }
+  if (parsed.values.help) return { help: true };
+  const options: Record<string, unknown> = { ...DEFAULT_DEMO_OPTIONS };
+  const problems: string[] = [];
+  for (const flag of FLAGS) {
+    const raw = parsed.values[flag.name];
+    if (raw === undefined) continue;
+    if (flag.kind === 'boolean' || flag.kind === 'string') {
+      options[flag.key] = raw;
+      continue;
+    }
+    const value = Number(raw);
+    const [min, max] = flag.kind === 'rate' ? [0, 1] : [flag.min ?? 0, flag.max ?? Number.MAX_SAFE_INTEGER];
+    const valid =
+      Number.isFinite(value) &&
+      value >= min &&
+      value <= max &&
+      (flag.kind === 'rate' || Number.isInteger(value));
+    if (valid) options[flag.key] = value;
+    else
+      problems.push(
+        `--${flag.name} ${String(raw)}: expected ${flag.kind === 'rate' ? 'a number' : 'an integer'} from ${min} to ${max}`,
+      );
+  }
+  if (problems.length > 0) throw new DemoUsageError(problems.join('\n'));
+  return { help: false, options: options as unknown as DemoOptions };
+}
+
+export function demoHelp(): string {
+  const width = Math.max(...FLAGS.map((flag) => flagLabel(flag).length));
+  const lines = FLAGS.map((flag) => {
+    const fallback = DEFAULT_DEMO_OPTIONS[flag.key];
+    const shown =
+      fallback !== undefined
+        ? String(fallback)
+        : flag.key === 'pollers'
+          ? 'one per partition'
+          : 'start DynamoDB Local';
+    return `  ${flagLabel(flag).padEnd(width)}  ${flag.help} (default: ${shown})`;
+  });
+  return [
+    'npm start -- [flags]',
+    '',
+    "Produces order events to an in-memory partitioned log, runs them through an emulator of Lambda's Kafka",
+    "event source mapping into the order consumer's deployed bundle, against DynamoDB Local, with crashes",
+    'and duplicates injected; then verifies every balance, order total, quarantine row and commit.',
+    '',
+    ...lines,
+    `  ${'-h, --help'.padEnd(width)}  this text`,
+  ].join('\n');
+}
+
+function flagLabel(flag: Flag): string {
+  return flag.kind === 'boolean'
+    ? `--${flag.name}`
+    : `--${flag.name} ${flag.kind === 'rate' ? 'R' : flag.kind === 'integer' ? 'N' : 'S'}`;
+}

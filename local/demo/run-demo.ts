@@ -1,0 +1,215 @@
+/**
+ * One demo run, end to end: DynamoDB Local and the function bundle, a workload on an in-memory
+ * partitioned log, the ESM emulator with faults, then the verification. Used by `npm start` and the e2e test.
+ */
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../dynamodb-local/client.js';
+import { startDynamoDbLocal } from '../dynamodb-local/server.js';
+import { createAppTable, createInboxTable } from '../dynamodb-local/tables.js';
+import { type EsmStats, EventSourceMapping } from '../esm/event-source-mapping.js';
+import { FaultPlan } from '../esm/fault-plan.js';
+import { InMemoryLog } from '../esm/in-memory-log.js';
+import { FolderDestination } from '../esm/on-failure-destination.js';
+import { buildBundles, LOCAL_RUN_DIRECTORY } from '../lambda-runtime/build-bundles.js';
+import { WorkerFunction } from '../lambda-runtime/worker-function.js';
+import type { DemoOptions } from './demo-options.js';
+import { FunctionOutput } from './function-output.js';
+import { type Verification, verify } from './verify.js';
+import { generateWorkload } from './workload.js';
+
+export const DEMO_TOPIC = 'orders';
+export const DEMO_CONSUMER_NAME = 'order-consumer';
+
+export interface DemoIo {
+  /** Progress lines while the run goes. */
+  readonly progress?: (line: string) => void;
+  /** Where bundles, logs and the on-failure folder go. @default .local-run/ */
+  readonly workDirectory?: string;
+  /** Longest wait for the mapping to commit everything. @default 600000 */
+  readonly catchUpTimeoutMs?: number;
+}
+
+export interface DemoResult {
+  readonly options: DemoOptions;
+  readonly sourceDescription: string;
+  readonly events: number;
+  readonly producedRecords: number;
+  readonly producerDuplicates: number;
+  readonly poisonRecords: number;
+  readonly esm: Readonly<EsmStats>;
+  /** Sums of the function's EMF metrics (invocations that crashed never report theirs). */
+  readonly functionMetrics: ReadonlyMap<string, number>;
+  readonly coldStarts: number;
+  readonly verification: Verification;
+  /** Setup (DynamoDB Local, bundle, tables, produce) in ms. */
+  readonly setupMs: number;
+  /** From the mapping's start until every partition was committed, in ms. */
+  readonly processingMs: number;
+  readonly totalMs: number;
+  readonly functionLogPath: string;
+  readonly destinationPath: string;
+}
+
+export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<DemoResult> {
+  const started = Date.now();
+  const progress = io.progress ?? (() => {});
+  const workDirectory = io.workDirectory ?? LOCAL_RUN_DIRECTORY;
+  const destinationPath = join(workDirectory, 'on-failure');
+  const functionLogPath = join(workDirectory, 'logs', `${DEMO_CONSUMER_NAME}.log`);
+  await rm(destinationPath, { recursive: true, force: true });
+
+  progress('starting DynamoDB Local and building the function bundle (the esbuild settings CDK deploys)...');
+  const [dynamoDb, bundles] = await Promise.all([
+    options.dynamoDbEndpoint === undefined ? startDynamoDbLocal() : undefined,
+    buildBundles(join(workDirectory, 'bundles')),
+  ]);
+  const endpoint = dynamoDb?.endpoint ?? options.dynamoDbEndpoint ?? '';
+  const output = new FunctionOutput(functionLogPath);
+  let fn: WorkerFunction | undefined;
+  try {
+    const client = localDynamoDbClient(endpoint);
+    const run = randomUUID().slice(0, 8);
+    const inboxTableName = `demo-inbox-${run}`;
+    const appTableName = `demo-app-${run}`;
+    await Promise.all([createInboxTable(client, inboxTableName), createAppTable(client, appTableName)]);
+
+    const workload = generateWorkload({
+      topic: DEMO_TOPIC,
+      events: options.events,
+      accounts: options.accounts,
+      duplicateRate: options.duplicateRate,
+      poisonRate: options.poisonRate,
+      seed: options.seed,
+    });
+    const log = new InMemoryLog({ topics: { [DEMO_TOPIC]: options.partitions } });
+    const written = await log.produce(workload.records);
+    const poison = written.filter((_, index) => workload.records[index]?.poison !== undefined);
+    progress(
+      `produced ${workload.records.length} records (${options.events} events, ${workload.producerDuplicates} producer duplicates, ` +
+        `${workload.poisonCount} poison) to ${DEMO_TOPIC} (${options.partitions} partitions)`,
+    );
+
+    fn = new WorkerFunction({
+      ...bundles,
+      functionName: DEMO_CONSUMER_NAME,
+      dynamoDbEndpoint: endpoint,
+      onOutput: (line) => output.accept(line),
+      environment: functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
+    });
+    const source = log.consumer(DEMO_CONSUMER_NAME);
+    const mapping = new EventSourceMapping({
+      source,
+      function: fn,
+      destination: new FolderDestination(destinationPath, '0b3f6a52-8d0c-4e59-a1a2-5c3d2e1f0a9b'),
+      settings: {
+        batchSize: options.batchSize,
+        batchingWindowMs: options.batchingWindowMs,
+        pollers: options.pollers ?? options.partitions,
+        functionTimeoutMs: options.functionTimeoutMs,
+        maxRetryAttempts: options.maxRetryAttempts,
+        bisectOnFunctionError: options.bisect,
+        functionName: DEMO_CONSUMER_NAME,
+      },
+      faults: new FaultPlan({
+        crashRate: options.crashRate,
+        duplicateDeliveryRate: options.duplicateDeliveryRate,
+        overlappingInvocationRate: options.overlapRate,
+        seed: options.seed,
+      }),
+    });
+
+    const setupMs = Date.now() - started;
+    const processingStarted = Date.now();
+    const total = workload.records.length;
+    const ticker = setInterval(async () => {
+      const committed = (await source.progress()).reduce((sum, p) => sum + p.committedOffset, 0);
+      progress(progressLine(Date.now() - processingStarted, committed, total, mapping.stats));
+    }, 1_000);
+    try {
+      await mapping.start();
+      await mapping.waitUntilCaughtUp(io.catchUpTimeoutMs ?? 600_000);
+    } finally {
+      clearInterval(ticker);
+    }
+    const processingMs = Date.now() - processingStarted;
+    const finalProgress = await source.progress();
+    await mapping.stop();
+    progress(progressLine(processingMs, total, total, mapping.stats));
+    const coldStarts = fn.stats.coldStarts;
+    await fn.close();
+    fn = undefined;
+    await output.close();
+
+    const verification = await verify({
+      client,
+      appTableName,
+      inboxTableName,
+      consumerName: DEMO_CONSUMER_NAME,
+      expected: workload.expected,
+      poison,
+      progress: finalProgress,
+      destinationRecords: mapping.stats.destinationRecords,
+    });
+    return {
+      options,
+      sourceDescription: source.describe(),
+      events: options.events,
+      producedRecords: total,
+      producerDuplicates: workload.producerDuplicates,
+      poisonRecords: workload.poisonCount,
+      esm: { ...mapping.stats },
+      functionMetrics: new Map(output.metrics),
+      coldStarts,
+      verification,
+      setupMs,
+      processingMs,
+      totalMs: Date.now() - started,
+      functionLogPath,
+      destinationPath,
+    };
+  } finally {
+    await fn?.close();
+    await output.close();
+    await dynamoDb?.stop();
+  }
+}
+
+/** The function's configuration, as the CDK stack sets it, plus what Lambda's runtime provides. */
+function functionEnvironment(tables: {
+  inboxTableName: string;
+  appTableName: string;
+  logLevel: string;
+}): Record<string, string> {
+  return {
+    INBOX_TABLE_NAME: tables.inboxTableName,
+    APP_TABLE_NAME: tables.appTableName,
+    CONSUMER_NAME: DEMO_CONSUMER_NAME,
+    POWERTOOLS_LOG_LEVEL: tables.logLevel,
+    AWS_REGION: LOCAL_REGION,
+    AWS_DEFAULT_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_LAMBDA_FUNCTION_NAME: DEMO_CONSUMER_NAME,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+function progressLine(
+  elapsedMs: number,
+  committed: number,
+  total: number,
+  stats: Readonly<EsmStats>,
+): string {
+  const percent = total === 0 ? 100 : Math.floor((committed / total) * 100);
+  return [
+    `${(elapsedMs / 1000).toFixed(1).padStart(6)}s`,
+    `committed ${committed}/${total} (${percent}%)`,
+    `invocations ${stats.invocations}`,
+    `crashes ${stats.crashes}`,
+    `redeliveries ${stats.redeliveredRecords}`,
+  ].join('  ');
+}

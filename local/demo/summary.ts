@@ -1,0 +1,45 @@
+/** The demo's closing report; its last line starts with `verified:` or `mismatch:`. */
+import type { DemoResult } from './run-demo.js';
+
+export function formatSummary(result: DemoResult): string {
+  const m = (name: string) => result.functionMetrics.get(name) ?? 0;
+  const seconds = result.processingMs / 1000;
+  const rate = seconds > 0 ? Math.round(result.producedRecords / seconds) : 0;
+  const { esm, verification } = result;
+  const rows: [string, string][] = [
+    ['source', `${result.sourceDescription}, ${result.options.partitions} partitions`],
+    [
+      'events',
+      `${result.events} (${result.producedRecords} records: +${result.producerDuplicates} producer duplicates; ${result.poisonRecords} poison)`,
+    ],
+    [
+      'deliveries',
+      `${esm.deliveredRecords} records in ${esm.invocations} invocations (${result.coldStarts} cold starts)`,
+    ],
+    ['processed', `${m('Processed')} reported, ${verification.completedRows} inbox rows COMPLETED`],
+    ['duplicates', `${m('Duplicates')} acked without effect`],
+    ['quarantined', `${m('Quarantined')} reported, ${verification.quarantineRows} quarantine rows`],
+    [
+      'redeliveries',
+      `${esm.redeliveredRecords} records (reported ${esm.reportedRecords}, in-flight ${m('InFlight')}, failed ${m('Failed')})`,
+    ],
+    [
+      'crashes',
+      `${esm.crashes} (faults also: ${esm.duplicateDeliveries} duplicate deliveries, ${esm.overlappingInvocations} fenced overlapping invocations, ${esm.timeouts} timeouts, ${esm.functionErrors} function errors)`,
+    ],
+    ['on-failure', `${esm.destinationRecords} records in ${result.destinationPath}`],
+    [
+      'wall time',
+      `${(result.totalMs / 1000).toFixed(1)} s (setup ${(result.setupMs / 1000).toFixed(1)} s, processing ${seconds.toFixed(1)} s)`,
+    ],
+    ['records/s', `${rate}`],
+    ['function log', result.functionLogPath],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
+  const verdict = verification.ok
+    ? `verified: ${verification.accountsChecked} account balances and ${verification.ordersChecked} order totals match each unique valid event applied once; ` +
+      `${result.poisonRecords} poison records quarantined; every partition committed to its end`
+    : `mismatch: ${verification.problems.join(' | ')}`;
+  return ['', 'summary', ...lines, '', verdict].join('\n');
+}

@@ -1,0 +1,52 @@
+/**
+ * Builds what the local runtime runs: the function bundle, with the very esbuild settings the CDK deploy
+ * uses (lib/bundling.ts), and the runtime worker that hosts it. Both land in an ignored folder.
+ */
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { HANDLER_BUNDLE, ORDER_CONSUMER_ENTRY } from '../../lib/bundling.js';
+
+const projectRoot = resolve(import.meta.dirname, '..', '..');
+
+/** Git-ignored. */
+export const LOCAL_RUN_DIRECTORY = join(projectRoot, '.local-run');
+
+export interface BuiltBundles {
+  readonly handlerPath: string;
+  readonly handlerExport: string;
+  readonly runtimePath: string;
+}
+
+export async function buildBundles(
+  outDirectory = join(LOCAL_RUN_DIRECTORY, 'bundles'),
+): Promise<BuiltBundles> {
+  // NodejsFunction names an ESM bundle index.mjs.
+  const handlerPath = join(outDirectory, 'order-consumer', 'index.mjs');
+  const runtimePath = join(outDirectory, 'runtime-worker.mjs');
+  await Promise.all([
+    build({
+      entryPoints: [ORDER_CONSUMER_ENTRY],
+      outfile: handlerPath,
+      bundle: true,
+      target: HANDLER_BUNDLE.target,
+      platform: HANDLER_BUNDLE.platform,
+      format: HANDLER_BUNDLE.format,
+      mainFields: [...HANDLER_BUNDLE.mainFields],
+      minify: HANDLER_BUNDLE.minify,
+      sourcemap: HANDLER_BUNDLE.sourcemap,
+      external: [...HANDLER_BUNDLE.external],
+      banner: { js: HANDLER_BUNDLE.banner },
+      logLevel: 'error',
+    }),
+    build({
+      entryPoints: [join(import.meta.dirname, 'runtime-worker.ts')],
+      outfile: runtimePath,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'error',
+    }),
+  ]);
+  return { handlerPath, handlerExport: HANDLER_BUNDLE.handlerExport, runtimePath };
+}

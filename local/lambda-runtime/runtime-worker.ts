@@ -1,0 +1,83 @@
+/**
+ * The execution environment's runtime, run in a worker thread: it imports the function bundle once (the
+ * cold start), then runs one invocation per message, like Lambda's Node.js runtime. Bundled by esbuild into
+ * plain JavaScript beside the function bundle, so the worker needs no TypeScript loader.
+ */
+import { pathToFileURL } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+
+export interface RuntimeWorkerData {
+  readonly handlerPath: string;
+  readonly handlerExport: string;
+  readonly functionName: string;
+  readonly functionArn: string;
+  readonly memoryLimitInMB: number;
+}
+
+export type RuntimeRequest = {
+  readonly requestId: string;
+  readonly event: unknown;
+  readonly deadlineMs: number;
+};
+
+export type RuntimeReply =
+  | { readonly type: 'ready' }
+  | { readonly type: 'init-error'; readonly errorType: string; readonly errorMessage: string }
+  | { readonly type: 'returned'; readonly requestId: string; readonly responseJson: string }
+  | {
+      readonly type: 'threw';
+      readonly requestId: string;
+      readonly errorType: string;
+      readonly errorMessage: string;
+    };
+
+type Handler = (event: unknown, context: unknown) => Promise<unknown>;
+
+const port = parentPort;
+const data = workerData as RuntimeWorkerData;
+if (!port) throw new Error('runtime-worker must run in a worker thread');
+
+const post = (reply: RuntimeReply) => port.postMessage(reply);
+
+try {
+  const module = (await import(pathToFileURL(data.handlerPath).href)) as Record<string, unknown>;
+  const handler = module[data.handlerExport];
+  if (typeof handler !== 'function')
+    throw new Error(`${data.handlerPath} exports no function ${data.handlerExport}`);
+  port.on('message', (request: RuntimeRequest) => void invoke(handler as Handler, request));
+  post({ type: 'ready' });
+} catch (error) {
+  // Lambda reports a failed module import as Runtime.ImportModuleError.
+  post({ type: 'init-error', errorType: 'Runtime.ImportModuleError', errorMessage: describe(error) });
+}
+
+async function invoke(handler: Handler, request: RuntimeRequest): Promise<void> {
+  // https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
+  const context = {
+    functionName: data.functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: data.functionArn,
+    memoryLimitInMB: String(data.memoryLimitInMB),
+    awsRequestId: request.requestId,
+    logGroupName: `/aws/lambda/${data.functionName}`,
+    logStreamName: `local/[$LATEST]${request.requestId.replaceAll('-', '')}`,
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, request.deadlineMs - Date.now()),
+  };
+  try {
+    const response = await handler(request.event, context);
+    // Lambda serialises the response as JSON; undefined becomes null.
+    post({ type: 'returned', requestId: request.requestId, responseJson: JSON.stringify(response ?? null) });
+  } catch (error) {
+    post({
+      type: 'threw',
+      requestId: request.requestId,
+      errorType: error instanceof Error ? error.name : typeof error,
+      errorMessage: describe(error),
+    });
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
