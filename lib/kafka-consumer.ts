@@ -499,7 +499,6 @@ export class KafkaConsumer extends Construct {
     const notAsync =
       'Invoked synchronously by the Kafka event source mapping only, never asynchronously: failed batches go to the mapping on-failure S3 destination.';
     Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: notAsync });
-    Validations.of(fn).acknowledge({ id: 'Serverless-LambdaAsyncFailureDestination', reason: notAsync });
     if ((props.tracing ?? lambda.Tracing.DISABLED) !== lambda.Tracing.ACTIVE) {
       Validations.of(fn).acknowledge({
         id: 'Serverless-LambdaTracing',

@@ -12,6 +12,7 @@ import {
   EXAMPLE_CLUSTER_ARN,
   EXAMPLE_SECRET_ARN,
   FIXTURE_ENTRY,
+  logicalId,
   onlyResource,
   policyStatements,
 } from './support.js';
@@ -41,8 +42,7 @@ function build(overrides: Partial<KafkaConsumerProps> = {}): Built {
     entry: FIXTURE_ENTRY,
     ...overrides,
   });
-  const id = (construct: { node: { defaultChild?: unknown } }): string =>
-    stack.resolve((construct.node.defaultChild as { logicalId: string }).logicalId);
+  const id = logicalId;
   return {
     app,
     stack,

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { type App, Validations } from 'aws-cdk-lib';
+import { type App, CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, type NagPack, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
@@ -14,6 +14,15 @@ export const FIXTURE_ENTRY = resolve(import.meta.dirname, 'fixtures', 'handler.t
 
 // Bundling runs esbuild from node_modules; Docker must never be needed.
 process.env.CDK_DOCKER = 'false';
+
+/** The template logical id of a construct (its default child) or of a CloudFormation element. */
+export function logicalId(construct: IConstruct): string {
+  const element = CfnElement.isCfnElement(construct) ? construct : construct.node.defaultChild;
+  if (!element || !CfnElement.isCfnElement(element)) {
+    throw new Error(`${construct.node.path} has no CloudFormation element`);
+  }
+  return Stack.of(element).resolve(element.logicalId) as string;
+}
 
 export type Resource = { Type: string; Properties: Record<string, unknown>; [key: string]: unknown };
 

@@ -1,0 +1,395 @@
+import { Duration, Token, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import {
+  BATCH_METRICS,
+  EVENT_METRICS,
+  METRICS_NAMESPACE,
+  OUTCOME_METRICS,
+} from '../lambdas/core/metric-names.js';
+import { throwIfProblems } from './invalid-props-error.js';
+import type { KafkaConsumer } from './kafka-consumer.js';
+
+/** Event source mapping metrics, by `MetricsConfig` group. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html */
+export const ESM_EVENT_COUNT_METRICS = [
+  'PolledEventCount',
+  'InvokedEventCount',
+  'FailedInvokeEventCount',
+  'DroppedEventCount',
+  'OnFailureDestinationDeliveredEventCount',
+  'CommittedEventCount',
+] as const;
+export const ESM_ERROR_COUNT_METRICS = [
+  'PollingErrorCount',
+  'InvokeErrorCount',
+  'OnFailureDestinationDeliveryErrorCount',
+  'CommitErrorCount',
+] as const;
+export const ESM_KAFKA_METRICS = ['MaxOffsetLag', 'SumOffsetLag'] as const;
+
+/** The DynamoDB operations the consumer performs; SystemErrors and ThrottledRequests are per operation. */
+const WRITE_OPERATIONS = [
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface ConsumerDashboardProps {
+  /** The consumer to watch: its function, event source mapping and EMF metrics. */
+  readonly consumer: KafkaConsumer;
+  /** The tables it writes, by label (the inbox and the effect's tables): throttles, system errors, capacity. */
+  readonly tables: Readonly<Record<string, dynamodb.ITable>>;
+  /**
+   * @default - CloudFormation generates a name
+   */
+  readonly dashboardName?: string;
+  /**
+   * Where alarms notify (on ALARM and on OK).
+   * @default - a new topic with TLS-only publishing
+   */
+  readonly alarmTopic?: sns.ITopic;
+  /**
+   * An address subscribed to the alarm topic (it must confirm the subscription).
+   * @default - no subscription
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Offset lag above which a growing lag alarms (records behind the newest offset).
+   * @default 1000
+   */
+  readonly offsetLagThreshold?: number;
+  /**
+   * Quarantined records in 5 minutes that alarm.
+   * @default 1
+   */
+  readonly quarantinedThreshold?: number;
+  /**
+   * Function errors (whole-batch failures: crashes, timeouts) in 5 minutes that alarm.
+   * @default 1
+   */
+  readonly functionErrorsThreshold?: number;
+  /**
+   * Read and write throttle events of one table in 5 minutes that alarm (in 2 of 3 windows).
+   * @default 1
+   */
+  readonly dynamoDbThrottleThreshold?: number;
+  /**
+   * Fraction of the function timeout at which the maximum duration alarms.
+   * @default 0.8
+   */
+  readonly durationAlarmRatio?: number;
+}
+
+/** The consumer's alarms, by what they mean. */
+export interface ConsumerAlarms {
+  readonly offsetLagGrowing: cloudwatch.IAlarm;
+  readonly recordsDropped: cloudwatch.IAlarm;
+  readonly quarantined: cloudwatch.IAlarm;
+  readonly functionErrors: cloudwatch.IAlarm;
+  /** One per table, by the label given in `tables`. */
+  readonly dynamoDbThrottles: Readonly<Record<string, cloudwatch.IAlarm>>;
+  readonly durationNearTimeout: cloudwatch.IAlarm;
+}
+
+const PERIOD = Duration.minutes(5);
+
+/**
+ * One CloudWatch dashboard for one consumer (the handler's EMF outcomes and timings, offset lag, the event
+ * source mapping's counts and errors, Lambda and DynamoDB health) and the alarms that matter, sent to SNS.
+ */
+export class ConsumerDashboard extends Construct {
+  public readonly dashboard: cloudwatch.Dashboard;
+  public readonly alarmTopic: sns.ITopic;
+  public readonly alarms: ConsumerAlarms;
+
+  public constructor(scope: Construct, id: string, props: ConsumerDashboardProps) {
+    super(scope, id);
+    const offsetLagThreshold = props.offsetLagThreshold ?? 1000;
+    const quarantinedThreshold = props.quarantinedThreshold ?? 1;
+    const functionErrorsThreshold = props.functionErrorsThreshold ?? 1;
+    const throttleThreshold = props.dynamoDbThrottleThreshold ?? 1;
+    const durationRatio = props.durationAlarmRatio ?? 0.8;
+    const positive = (name: string, value: number): string[] =>
+      Number.isFinite(value) && value > 0 ? [] : [`${name} is ${value}: set a number above 0`];
+    throwIfProblems(`ConsumerDashboard ${this.node.path} props are invalid`, [
+      ...positive('offsetLagThreshold', offsetLagThreshold),
+      ...positive('quarantinedThreshold', quarantinedThreshold),
+      ...positive('functionErrorsThreshold', functionErrorsThreshold),
+      ...positive('dynamoDbThrottleThreshold', throttleThreshold),
+      ...(durationRatio > 0 && durationRatio <= 1
+        ? []
+        : [`durationAlarmRatio is ${durationRatio}: set a fraction of the timeout above 0 and at most 1`]),
+      ...(props.alarmEmail === undefined ||
+      Token.isUnresolved(props.alarmEmail) ||
+      EMAIL.test(props.alarmEmail)
+        ? []
+        : [`alarmEmail "${props.alarmEmail}" is not an email address`]),
+      ...(Object.keys(props.tables).length > 0
+        ? []
+        : ['tables is empty: pass the inbox table and the tables the effect writes']),
+      ...Object.keys(props.tables)
+        .filter((label) => !/^[A-Za-z0-9]+$/.test(label))
+        .map((label) => `tables has the label "${label}": use letters and digits only`),
+    ]);
+
+    const { consumer } = props;
+    const fn = consumer.function;
+    const timeoutMs = consumer.timeout.toMilliseconds();
+    const emf = (metricName: string, statistic = 'Sum', label?: string): cloudwatch.Metric =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: consumer.consumerName },
+        statistic,
+        period: PERIOD,
+        ...(label === undefined ? {} : { label }),
+      });
+    const esm = (metricName: string, statistic = 'Sum'): cloudwatch.Metric =>
+      new cloudwatch.Metric({
+        namespace: 'AWS/Lambda',
+        metricName,
+        dimensionsMap: { EventSourceMappingUUID: consumer.eventSourceMappingUuid },
+        statistic,
+        label: metricName.replace(/(Event)?Count$/, ''),
+        period: PERIOD,
+      });
+    const offsetLag = fn.metric('OffsetLag', { statistic: 'Maximum', period: PERIOD, label: 'OffsetLag' });
+
+    // Alarms
+    this.alarmTopic = props.alarmTopic ?? this.createTopic();
+    if (props.alarmEmail !== undefined) {
+      const subscription = this.alarmTopic.addSubscription(
+        new subscriptions.EmailSubscription(props.alarmEmail),
+      );
+      Validations.of(subscription).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'An email subscription: SNS retries email delivery itself, and the alarm state stays in CloudWatch; a dead-letter queue would hold notifications nobody reads.',
+      });
+    }
+    const notify = (alarm: cloudwatch.Alarm): cloudwatch.Alarm => {
+      alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));
+      alarm.addOkAction(new actions.SnsAction(this.alarmTopic));
+      return alarm;
+    };
+
+    const offsetLagGrowing = notify(
+      new cloudwatch.MathExpression({
+        expression: `IF(lag > ${offsetLagThreshold} AND RATE(lag) > 0, 1, 0)`,
+        usingMetrics: { lag: offsetLag },
+        period: PERIOD,
+        label: 'Offset lag above threshold and growing',
+      }).createAlarm(this, 'OffsetLagGrowing', {
+        alarmDescription: `Offset lag is above ${offsetLagThreshold} and has grown for 15 minutes: the consumer falls behind. First: check Errors, Throttles and DurationNearTimeout; if healthy, raise maximumPollers (up to the partition count) or batchSize.`,
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    const recordsDropped = notify(
+      new cloudwatch.MathExpression({
+        expression: 'FILL(dropped, 0) + FILL(delivered, 0)',
+        usingMetrics: {
+          dropped: esm('DroppedEventCount'),
+          delivered: esm('OnFailureDestinationDeliveredEventCount'),
+        },
+        period: PERIOD,
+        label: 'Records dropped or sent to the failure bucket',
+      }).createAlarm(this, 'RecordsDropped', {
+        alarmDescription:
+          'Records exhausted their retries or passed maxRecordAge: they were NOT applied. First: open the newest objects in the failure bucket (they hold the whole batch), fix the cause, then replay those records.',
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    const quarantined = notify(
+      emf(OUTCOME_METRICS.quarantined).createAlarm(this, 'Quarantined', {
+        alarmDescription: `Records were quarantined (undecodable, no dedup key, schema-invalid, payload conflict or rejected by a business rule): acknowledged but not applied. First: query the inbox table's "quarantine" index for consumer ${consumer.consumerName}; each row holds the reason and the raw record.`,
+        threshold: quarantinedThreshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    const functionErrors = notify(
+      fn.metricErrors({ period: PERIOD, statistic: 'Sum' }).createAlarm(this, 'FunctionErrors', {
+        alarmDescription:
+          'The function failed as a whole (crash, timeout, out of memory): Lambda retries or bisects the whole batch. First: search the function log group for level ERROR and "Task timed out".',
+        threshold: functionErrorsThreshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    const tables = Object.entries(props.tables);
+    const dynamoDbThrottles = tables.map(([label, table]): [string, cloudwatch.Alarm] => [
+      label,
+      notify(
+        new cloudwatch.MathExpression({
+          expression: 'FILL(reads, 0) + FILL(writes, 0)',
+          usingMetrics: {
+            reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD }),
+            writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD }),
+          },
+          period: PERIOD,
+          label: 'Throttle events',
+        }).createAlarm(this, `DynamoDbThrottles${label}`, {
+          alarmDescription: `DynamoDB throttled the ${label} table in 2 of the last 3 windows: records slow down, fail and are retried. First: look for a hot partition key (CloudWatch Contributor Insights) or an account/table throughput quota.`,
+          threshold: throttleThreshold,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      ),
+    ]);
+    const durationThresholdMs = Math.round(timeoutMs * durationRatio);
+    const durationNearTimeout = notify(
+      fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }).createAlarm(this, 'DurationNearTimeout', {
+        alarmDescription: `An invocation ran ${durationThresholdMs} ms or more of its ${timeoutMs} ms timeout: a timeout retries the whole batch. First: compare BatchDuration with BatchRecords; lower batchSize or raise timeout (and memorySize).`,
+        threshold: durationThresholdMs,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    this.alarms = {
+      offsetLagGrowing,
+      recordsDropped,
+      quarantined,
+      functionErrors,
+      dynamoDbThrottles: Object.fromEntries(dynamoDbThrottles),
+      durationNearTimeout,
+    };
+
+    // Dashboard
+    const graph = (
+      title: string,
+      left: cloudwatch.IMetric[],
+      options: Partial<cloudwatch.GraphWidgetProps> = {},
+    ) => new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, period: PERIOD, ...options });
+    const percentiles = (metricName: string): cloudwatch.IMetric[] => [
+      emf(metricName, 'p50', `${metricName} p50`),
+      emf(metricName, 'p99', `${metricName} p99`),
+    ];
+    // Every batch metric that is not a timing or the record count is a count of batches.
+    const batchTimings: string[] = [
+      BATCH_METRICS.duration,
+      BATCH_METRICS.recordLatency,
+      BATCH_METRICS.records,
+    ];
+    const batchCounts = Object.values(BATCH_METRICS).filter((name) => !batchTimings.includes(name));
+    const timeoutLine: cloudwatch.HorizontalAnnotation = {
+      value: timeoutMs,
+      label: 'timeout',
+      color: '#d62728',
+    };
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName,
+      defaultInterval: Duration.hours(3),
+    });
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `# Kafka consumer \`${consumer.consumerName}\`\nOutcomes come from the handler (namespace ${METRICS_NAMESPACE}); lag and event counts from the event source mapping; health from Lambda and DynamoDB. See docs/deploy.md for what each alarm means.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Record outcomes (count)',
+        Object.values(OUTCOME_METRICS).map((name) => emf(name)),
+      ),
+      graph(
+        'Inbox events and batches (count)',
+        [...Object.values(EVENT_METRICS), ...batchCounts].map((name) => emf(name)),
+        { right: [emf(BATCH_METRICS.records)] },
+      ),
+      new cloudwatch.AlarmStatusWidget({
+        title: 'Alarms',
+        alarms: [
+          offsetLagGrowing,
+          recordsDropped,
+          quarantined,
+          functionErrors,
+          ...dynamoDbThrottles.map(([, alarm]) => alarm),
+          durationNearTimeout,
+        ],
+        width: 8,
+        height: 6,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph('Batch duration (ms)', percentiles(BATCH_METRICS.duration), { leftAnnotations: [timeoutLine] }),
+      graph('Record latency, Kafka timestamp to batch end (ms)', percentiles(BATCH_METRICS.recordLatency)),
+      graph('Offset lag (records)', [offsetLag, ...ESM_KAFKA_METRICS.map((name) => esm(name, 'Maximum'))], {
+        leftAnnotations: [{ value: offsetLagThreshold, label: 'alarm threshold' }],
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Event source mapping: events',
+        ESM_EVENT_COUNT_METRICS.map((name) => esm(name)),
+      ),
+      graph(
+        'Event source mapping: errors',
+        ESM_ERROR_COUNT_METRICS.map((name) => esm(name)),
+      ),
+      graph('Lambda: invocations, errors, throttles', [
+        fn.metricInvocations({ period: PERIOD }),
+        fn.metricErrors({ period: PERIOD }),
+        fn.metricThrottles({ period: PERIOD }),
+      ]),
+    );
+    this.dashboard.addWidgets(
+      graph(
+        'Lambda: duration against timeout (ms)',
+        ['p50', 'p99', 'Maximum'].map((statistic) =>
+          fn.metricDuration({ statistic, period: PERIOD, label: `Duration ${statistic}` }),
+        ),
+        { leftAnnotations: [timeoutLine, { value: durationThresholdMs, label: 'alarm threshold' }] },
+      ),
+      graph('Lambda: concurrency', [
+        fn.metric('ConcurrentExecutions', {
+          statistic: 'Maximum',
+          period: PERIOD,
+          label: 'ConcurrentExecutions',
+        }),
+      ]),
+    );
+    this.dashboard.addWidgets(
+      ...tables.flatMap(([label, table]) => [
+        graph(`DynamoDB ${label}: throttles`, [
+          table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD }),
+          table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD }),
+          table.metricThrottledRequestsForOperations({ operations: WRITE_OPERATIONS, period: PERIOD }),
+        ]),
+        graph(`DynamoDB ${label}: system errors`, [
+          table.metricSystemErrorsForOperations({ operations: WRITE_OPERATIONS, period: PERIOD }),
+        ]),
+        graph(`DynamoDB ${label}: consumed capacity`, [
+          table.metricConsumedWriteCapacityUnits({ period: PERIOD }),
+          table.metricConsumedReadCapacityUnits({ period: PERIOD }),
+        ]),
+      ]),
+    );
+  }
+
+  private createTopic(): sns.Topic {
+    // Unencrypted on purpose: notifications carry alarm names and states, no record data, and CloudWatch
+    // cannot publish to a topic under the AWS-managed SNS key. Pass alarmTopic for a topic with your own key.
+    return new sns.Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: 'MSK Inbox alarms' });
+  }
+}
