@@ -136,10 +136,15 @@ export interface KafkaConsumerProps {
    */
   readonly topicRetention?: Duration;
   /**
-   * Function and event source mapping log level (`POWERTOOLS_LOG_LEVEL` and Lambda's JSON log level).
+   * The handler's log level (`POWERTOOLS_LOG_LEVEL` and Lambda's JSON application log level).
    * @default 'INFO'
    */
   readonly logLevel?: HandlerLogLevel;
+  /**
+   * System logs of the event source mapping's pollers, written to the function's log group.
+   * @default lambda.EventSourceMappingLogLevel.WARN
+   */
+  readonly mappingLogLevel?: lambda.EventSourceMappingLogLevel;
   /**
    * Retention of the function's log group.
    * @default logs.RetentionDays.ONE_MONTH
@@ -389,6 +394,7 @@ export class KafkaConsumer extends Construct {
       retryAttempts: settings.retryAttempts,
       maxRecordAge: settings.maxRecordAge,
       bisectBatchOnError: props.bisectBatchOnError ?? true,
+      // Not CDK's S3OnFailureDestination: it grants read-write on the bucket; the statements above are enough.
       onFailure: { bind: () => ({ destination: this.failureBucket.bucketArn }) },
       supportS3OnFailureDestination: true,
       metricsConfig: {
@@ -398,7 +404,9 @@ export class KafkaConsumer extends Construct {
           lambda.MetricType.KAFKA_METRICS,
         ],
       },
-      logLevel: lambda.EventSourceMappingLogLevel.WARN,
+      // Provisioned-mode pollers log to the function's log group, with the role's logs permissions.
+      // https://docs.aws.amazon.com/lambda/latest/dg/esm-logging.html
+      logLevel: props.mappingLogLevel ?? lambda.EventSourceMappingLogLevel.WARN,
     });
     // The mapping checks the role when it is created: create it after the policy.
     const policy = this.role.node.tryFindChild('DefaultPolicy');
