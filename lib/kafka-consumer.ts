@@ -312,7 +312,7 @@ export class KafkaConsumer extends Construct {
         INBOX_TABLE_NAME: props.inboxTable.tableName,
         ...(props.appTable ? { APP_TABLE_NAME: props.appTable.tableName } : {}),
         CONSUMER_NAME: props.consumerName,
-        DEDUP_TTL_SECONDS: String(settings.dedupTtl.toSeconds()),
+        DEDUP_TTL_SECONDS: String(settings.dedupTtl.toSeconds({ integral: false })),
         DEADLINE_MARGIN_MS: String(settings.deadlineMargin.toMilliseconds()),
         ...(props.partitionConcurrency === undefined
           ? {}
@@ -584,11 +584,18 @@ function validate(props: KafkaConsumerProps, s: ResolvedSettings): string[] {
       `retryAttempts is ${s.retryAttempts}: set a finite count from 0 to 10000, so a failing batch reaches the failure bucket`,
     );
   }
-  const maxRecordAgeSeconds = s.maxRecordAge.toSeconds();
+  const wholeSeconds = (name: string, duration: Duration): number => {
+    const value = duration.toSeconds({ integral: false });
+    if (!Number.isInteger(value)) {
+      fail(`${name} is ${value}s: use whole seconds`);
+    }
+    return value;
+  };
+  const maxRecordAgeSeconds = wholeSeconds('maxRecordAge', s.maxRecordAge);
   if (maxRecordAgeSeconds < 60 || maxRecordAgeSeconds > MAX_RECORD_AGE_LIMIT_SECONDS) {
     fail(`maxRecordAge is ${maxRecordAgeSeconds}s: set 60 seconds to 7 days`);
   }
-  const dedupSeconds = s.dedupTtl.toSeconds();
+  const dedupSeconds = wholeSeconds('dedupTtl', s.dedupTtl);
   if (dedupSeconds < maxRecordAgeSeconds) {
     fail(
       `dedupTtl (${dedupSeconds}s) is shorter than maxRecordAge (${maxRecordAgeSeconds}s): a record retried after its dedup row expired would be applied twice; raise dedupTtl or lower maxRecordAge`,
@@ -597,9 +604,10 @@ function validate(props: KafkaConsumerProps, s: ResolvedSettings): string[] {
   if (dedupSeconds > MAX_DEDUP_TTL_SECONDS) {
     fail(`dedupTtl is ${dedupSeconds}s: the handler accepts at most 365 days`);
   }
-  if (props.topicRetention !== undefined && dedupSeconds < props.topicRetention.toSeconds()) {
+  const retentionSeconds = props.topicRetention?.toSeconds({ integral: false });
+  if (retentionSeconds !== undefined && dedupSeconds < retentionSeconds) {
     fail(
-      `dedupTtl (${dedupSeconds}s) is shorter than topicRetention (${props.topicRetention.toSeconds()}s): a record re-read from the topic after its dedup row expired would be applied twice; raise dedupTtl to at least the retention`,
+      `dedupTtl (${dedupSeconds}s) is shorter than topicRetention (${retentionSeconds}s): a record re-read from the topic after its dedup row expired would be applied twice; raise dedupTtl to at least the retention`,
     );
   }
   if (props.maxBatchingWindow !== undefined) {
@@ -608,7 +616,7 @@ function validate(props: KafkaConsumerProps, s: ResolvedSettings): string[] {
       fail(`maxBatchingWindow is ${windowMs} ms: set whole seconds from 0 to 300`);
     }
   }
-  const timeoutSeconds = s.timeout.toSeconds();
+  const timeoutSeconds = wholeSeconds('timeout', s.timeout);
   if (timeoutSeconds < 1 || timeoutSeconds > 900) {
     fail(`timeout is ${timeoutSeconds}s: Lambda allows 1 to 900 seconds`);
   }

@@ -325,6 +325,11 @@ describe('KafkaConsumer props', () => {
       /dedupTtl \(259200s\) is shorter than topicRetention \(604800s\)/,
     ],
     [
+      'a dedup TTL in fractions of a second',
+      { dedupTtl: Duration.millis(604_800_500) },
+      /dedupTtl is 604800.5s: use whole seconds/,
+    ],
+    [
       'a batch size above 10,000',
       { batchSize: 10_001 },
       /batchSize is 10001: Kafka event source mappings take 1 to 10000/,
