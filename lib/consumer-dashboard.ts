@@ -151,6 +151,8 @@ export class ConsumerDashboard extends Construct {
         period: PERIOD,
         ...(label === undefined ? {} : { label }),
       });
+    // Mapping metrics (opted in by MetricsConfig) are per mapping; the reference names no dimension, so
+    // EventSourceMappingUUID is assumed. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html
     const esm = (metricName: string, statistic = 'Sum'): cloudwatch.Metric =>
       new cloudwatch.Metric({
         namespace: 'AWS/Lambda',
@@ -160,6 +162,8 @@ export class ConsumerDashboard extends Construct {
         label: metricName.replace(/(Event)?Count$/, ''),
         period: PERIOD,
       });
+    // Lambda emits OffsetLag for every Kafka mapping, per function, without MetricsConfig.
+    // https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#performance-metrics
     const offsetLag = fn.metric('OffsetLag', { statistic: 'Maximum', period: PERIOD, label: 'OffsetLag' });
 
     // Alarms
@@ -182,6 +186,8 @@ export class ConsumerDashboard extends Construct {
 
     const offsetLagGrowing = notify(
       new cloudwatch.MathExpression({
+        // RATE: change per second from the previous datapoint; > 0 means the lag grew over the last period.
+        // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html
         expression: `IF(lag > ${offsetLagThreshold} AND RATE(lag) > 0, 1, 0)`,
         usingMetrics: { lag: offsetLag },
         period: PERIOD,
