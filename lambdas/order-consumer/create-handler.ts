@@ -8,6 +8,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { type Clock, systemClock } from '../core/clock.js';
 import { DynamoDbInboxStore } from '../core/dynamodb-inbox-store.js';
+import type { Effect } from '../core/effect.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from '../core/kafka-batch-handler.js';
 import type { KafkaBatchResponse } from '../core/kafka-event.js';
 import { BATCH_METRICS } from '../core/metric-names.js';
@@ -26,6 +27,11 @@ export interface OrderConsumerDependencies {
   readonly metrics?: Metrics;
   /** Extra observer of each batch (tests read outcomes through it). */
   readonly observe?: BatchTelemetry;
+  /**
+   * What each record does; the benchmark runs the same orders in side-effect mode through it.
+   * @default the OrderPlaced effect in transactional mode
+   */
+  readonly effect?: Effect;
 }
 
 /** Builds the middy handler chain; the Lambda entry and the tests both use it. */
@@ -48,7 +54,7 @@ export function createHandler(deps: OrderConsumerDependencies) {
       ttlSeconds: config.dedupTtlSeconds,
       clock,
     }),
-    effect: orderPlacedEffect(config.appTableName),
+    effect: deps.effect ?? orderPlacedEffect(config.appTableName),
     skipRecord: skipOtherEventTypes,
     clock,
     telemetry: deps.observe

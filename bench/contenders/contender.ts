@@ -1,0 +1,32 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
+import type { KafkaBatchResponse, KafkaEvent } from '../../lambdas/core/kafka-event.js';
+
+export const CONTENDER_NAMES = ['inbox-tx', 'inbox-tx-per-key', 'inbox-claim', 'powertools'] as const;
+export type ContenderName = (typeof CONTENDER_NAMES)[number];
+
+/** Fresh tables for one sequence of deliveries. */
+export interface BenchTables {
+  readonly inbox: string;
+  readonly app: string;
+  /** Powertools' own table, keyed by `id`. */
+  readonly idempotency: string;
+}
+
+export interface ContainerDependencies {
+  /** Counted by the bench's middleware; every request a contender makes goes through it. */
+  readonly dynamoDb: DynamoDBClient;
+  readonly tables: BenchTables;
+}
+
+/** One Lambda execution environment: built once (cold start), then invoked batch after batch. */
+export interface Container {
+  invoke(event: KafkaEvent, context: Context): Promise<KafkaBatchResponse>;
+}
+
+export interface Contender {
+  readonly name: ContenderName;
+  /** One line for the report: what this contender does per record. */
+  readonly description: string;
+  createContainer(deps: ContainerDependencies): Container;
+}

@@ -1,0 +1,37 @@
+/**
+ * Fresh Node.js processes that load the built bundle the way Lambda's runtime does (a dynamic import of
+ * index.mjs with the function's variables set), so cold-start and memory figures include nothing of the
+ * bench itself: no tsx loader, no bench modules, no warm caches.
+ */
+import { execFile } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The last line a child prints is one JSON object with its figures. */
+export async function runInFreshNode<T>(
+  script: string,
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<T> {
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const last = stdout.trim().split('\n').pop();
+  if (!last) throw new Error('the child process printed nothing');
+  return JSON.parse(last) as T;
+}
+
+export function moduleUrl(file: string): string {
+  return pathToFileURL(file).href;
+}
+
+/** A Lambda context for a handler called by hand; the deadline is far enough for any batch here. */
+export const CHILD_CONTEXT_SOURCE = `{
+  functionName: 'order-consumer', functionVersion: '$LATEST', awsRequestId: 'bench',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:order-consumer',
+  memoryLimitInMB: '1024', logGroupName: '/aws/lambda/order-consumer', logStreamName: 'bench',
+  callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 900000 }`;

@@ -1,0 +1,59 @@
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  type DynamoDBClient,
+  ScanCommand,
+  waitUntilTableExists,
+} from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { createAppTable, createInboxTable } from '../../local/dynamodb-local/tables.js';
+import type { BenchTables } from '../contenders/contender.js';
+
+/** Fresh tables for one sequence, named after it so a failed run is easy to trace. */
+export async function createBenchTables(client: DynamoDBClient, prefix: string): Promise<BenchTables> {
+  const tables = { inbox: `${prefix}-inbox`, app: `${prefix}-app`, idempotency: `${prefix}-idempotency` };
+  await Promise.all([
+    createInboxTable(client, tables.inbox),
+    createAppTable(client, tables.app),
+    createIdempotencyTable(client, tables.idempotency),
+  ]);
+  return tables;
+}
+
+/** Dropped after each sequence: DynamoDB Local keeps everything in memory and slows as it grows. */
+export async function deleteBenchTables(client: DynamoDBClient, tables: BenchTables): Promise<void> {
+  await Promise.all(
+    [tables.inbox, tables.app, tables.idempotency].map((TableName) =>
+      client.send(new DeleteTableCommand({ TableName })),
+    ),
+  );
+}
+
+/** The table Powertools' DynamoDBPersistenceLayer expects by default: partition key `id` (string). */
+async function createIdempotencyTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+}
+
+/** Every account balance in the app table (items `account#<id>`). */
+export async function readBalances(client: DynamoDBClient, tableName: string): Promise<Map<string, number>> {
+  const balances = new Map<string, number>();
+  let ExclusiveStartKey: ScanCommand['input']['ExclusiveStartKey'];
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey }));
+    for (const raw of page.Items ?? []) {
+      const item = unmarshall(raw);
+      const pk = String(item.pk);
+      if (pk.startsWith('account#')) balances.set(pk.slice('account#'.length), Number(item.balance));
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return balances;
+}

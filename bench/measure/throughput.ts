@@ -1,0 +1,92 @@
+/**
+ * Runs one sequence of deliveries for one contender, as one fresh Lambda container on fresh tables, and
+ * measures each delivery: wall time of the invocation and the DynamoDB requests it made. A delivery that
+ * reports any record, or balances that differ from exactly-once, make the whole benchmark fail: a fast
+ * wrong answer must never reach the table.
+ */
+import type { Context } from 'aws-lambda';
+import { systemClock } from '../../lambdas/core/clock.js';
+import { localDynamoDbClient } from '../../local/dynamodb-local/client.js';
+import { lambdaContext } from '../../test/support/clocks.js';
+import type { Contender } from '../contenders/contender.js';
+import type { ScenarioName, Sequence } from '../scenarios.js';
+import { RequestCounter, type RequestTally } from './request-counter.js';
+import { createBenchTables, deleteBenchTables, readBalances } from './tables.js';
+
+export interface DeliveryMeasurement {
+  readonly contender: string;
+  readonly scenario: ScenarioName;
+  readonly records: number;
+  readonly milliseconds: number;
+  readonly tally: RequestTally;
+}
+
+export interface SequenceRun {
+  readonly endpoint: string;
+  /** Unique per run: names the tables. */
+  readonly runId: string;
+  /** Also compare every account balance with the exactly-once expectation (a scan: not timed). */
+  readonly verify: boolean;
+}
+
+/** Lambda's longest timeout: no record is ever deferred for lack of time. */
+const INVOCATION_MS = 900_000;
+
+export async function runSequence(
+  contender: Contender,
+  sequence: Sequence,
+  run: SequenceRun,
+): Promise<DeliveryMeasurement[]> {
+  const client = localDynamoDbClient(run.endpoint);
+  const counter = new RequestCounter();
+  counter.attach(client);
+  const tables = await createBenchTables(client, `${run.runId}-${contender.name}`);
+  try {
+    const container = contender.createContainer({ dynamoDb: client, tables });
+    const measurements: DeliveryMeasurement[] = [];
+    for (const delivery of sequence.deliveries) {
+      counter.reset();
+      const context = lambdaContext(systemClock, INVOCATION_MS) as unknown as Context;
+      const started = performance.now();
+      const response = await container.invoke(delivery.event, context);
+      const milliseconds = performance.now() - started;
+      if (response.batchItemFailures.length > 0) {
+        throw new Error(
+          `${contender.name} reported ${response.batchItemFailures.length} records on ${delivery.scenario}; ` +
+            'every record must succeed for the figures to mean anything',
+        );
+      }
+      measurements.push({
+        contender: contender.name,
+        scenario: delivery.scenario,
+        records: delivery.records,
+        milliseconds,
+        tally: counter.tally(),
+      });
+    }
+    if (run.verify) await verifyBalances(contender, sequence, client, tables.app);
+    return measurements;
+  } finally {
+    await deleteBenchTables(client, tables);
+    client.destroy();
+  }
+}
+
+async function verifyBalances(
+  contender: Contender,
+  sequence: Sequence,
+  client: ReturnType<typeof localDynamoDbClient>,
+  appTable: string,
+): Promise<void> {
+  const actual = await readBalances(client, appTable);
+  const wrong = [...sequence.expectedBalances].filter(
+    ([account, balance]) => actual.get(account) !== balance,
+  );
+  if (wrong.length > 0 || actual.size !== sequence.expectedBalances.size) {
+    const [account, balance] = wrong[0] ?? ['(count)', sequence.expectedBalances.size];
+    throw new Error(
+      `${contender.name} did not apply "${sequence.name}" exactly once: account ${account} is ` +
+        `${actual.get(account) ?? actual.size}, expected ${balance}`,
+    );
+  }
+}
