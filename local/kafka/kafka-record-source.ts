@@ -70,6 +70,7 @@ export class KafkaRecordSource implements RecordSource {
   /** Set when kafkajs stops the consumer for good: every later call throws it. */
   private fatalError: Error | undefined;
   private closed = false;
+  private adminConnected: Promise<void> | undefined;
 
   constructor(
     kafka: Kafka,
@@ -120,7 +121,7 @@ export class KafkaRecordSource implements RecordSource {
         reject(this.fatalError);
       });
     });
-    await Promise.all([this.consumer.connect(), this.admin.connect()]);
+    await Promise.all([this.consumer.connect(), this.connectAdmin()]);
     await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
@@ -171,7 +172,9 @@ export class KafkaRecordSource implements RecordSource {
     await this.consumer.commitOffsets([{ ...topicPartition, offset: String(nextOffset) }]);
   }
 
+  /** Works before `start` too: it reads the broker, not this consumer. */
   async progress(): Promise<readonly PartitionProgress[]> {
+    await this.connectAdmin();
     const perTopic = await Promise.all(
       this.options.topics.map(async (topic) => {
         const [logOffsets, [groupOffsets]] = await Promise.all([
@@ -203,6 +206,11 @@ export class KafkaRecordSource implements RecordSource {
     this.closed = true;
     this.wakeAllPollers();
     await Promise.all([this.consumer.disconnect(), this.admin.disconnect()]);
+  }
+
+  private connectAdmin(): Promise<void> {
+    this.adminConnected ??= this.admin.connect();
+    return this.adminConnected;
   }
 
   /** A new generation of the group: kafkajs restarts every owned partition from its committed offset. */

@@ -1,5 +1,5 @@
 import type { logLevel } from 'kafkajs';
-import type { ProducedRecord } from '../esm/record-source.js';
+import type { ProducedRecord, TopicPartition } from '../esm/record-source.js';
 import { type KafkaMockCluster, startKafkaMockCluster } from './broker.js';
 import { createKafkaClient } from './kafka-client.js';
 import { KafkaRecordSink } from './kafka-record-sink.js';
@@ -25,6 +25,8 @@ export interface KafkaWorkloadSource {
   /** Not started: the emulator calls `start()`. */
   readonly source: KafkaRecordSource;
   readonly sink: KafkaRecordSink;
+  /** Where each of `records` landed, in the same order. */
+  readonly produced: readonly (TopicPartition & { readonly offset: number })[];
   readonly bootstrapServers: string;
   /** For the demo's summary, e.g. `kafka (127.0.0.1:39123)`. */
   readonly description: string;
@@ -61,11 +63,20 @@ export async function createKafkaWorkloadSource(
     await Promise.allSettled([source.close(), sink.close()]);
     await cluster?.stop();
   };
+  let produced: KafkaWorkloadSource['produced'] = [];
   try {
-    if (options.records && options.records.length > 0) await sink.produce(options.records);
+    if (options.records && options.records.length > 0) produced = await sink.produce(options.records);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { source, sink, bootstrapServers: brokers.join(','), description: source.describe(), cluster, stop };
+  return {
+    source,
+    sink,
+    produced,
+    bootstrapServers: brokers.join(','),
+    description: source.describe(),
+    cluster,
+    stop,
+  };
 }

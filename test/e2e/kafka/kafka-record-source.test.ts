@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ProducedRecord, SourceRecord, TopicPartition } from '../../../local/esm/record-source.js';
 import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kafka/broker.js';
 import { createKafkaClient } from '../../../local/kafka/kafka-client.js';
@@ -81,8 +81,11 @@ async function pollAll(source: KafkaRecordSource, count: number): Promise<Source
 const offsets = (records: readonly SourceRecord[]) => records.map((record) => record.offset);
 const values = (records: readonly SourceRecord[]) => records.map((record) => record.value?.toString());
 
-describe('KafkaRecordSource through the mock cluster', () => {
-  it('returns each record at the offset the sink reported, with its key, value, headers and timestamp, when produced through the sink', async () => {
+// Concurrent: each test has its own topic and group, and most of a test's time is the mock's 3 s group join.
+describe.concurrent('KafkaRecordSource through the mock cluster', () => {
+  it('returns each record at the offset the sink reported, with its key, value, headers and timestamp, when produced through the sink', async ({
+    expect,
+  }) => {
     const topic = newTopic();
     const produced: ProducedRecord[] = [
       {
@@ -122,7 +125,9 @@ describe('KafkaRecordSource through the mock cluster', () => {
     }
   });
 
-  it('redelivers from the sought offset, not from the committed one, when seeking back after polling ahead', async () => {
+  it('redelivers from the sought offset, not from the committed one, when seeking back after polling ahead', async ({
+    expect,
+  }) => {
     const topic = newTopic();
     const partition0 = { topic, partition: 0 };
     await sink.produce(valueRecords(topic, 0, 30));
@@ -137,7 +142,9 @@ describe('KafkaRecordSource through the mock cluster', () => {
     expect(values(redelivered)[0]).toBe('v12');
   });
 
-  it('reports each partition committed at exactly the offset given and its log end when progress is asked', async () => {
+  it('reports each partition committed at exactly the offset given and its log end when progress is asked', async ({
+    expect,
+  }) => {
     const topic = newTopic();
     await sink.produce([...valueRecords(topic, 0, 5), ...valueRecords(topic, 2, 3)]);
     const source = await startSource(topic, `group-${topic}`);
@@ -154,7 +161,9 @@ describe('KafkaRecordSource through the mock cluster', () => {
     ]);
   });
 
-  it('resumes each partition at its committed offset when a new consumer of the group starts after the first closed', async () => {
+  it('resumes each partition at its committed offset when a new consumer of the group starts after the first closed', async ({
+    expect,
+  }) => {
     const topic = newTopic();
     const groupId = `group-${topic}`;
     await sink.produce([...valueRecords(topic, 0, 20), ...valueRecords(topic, 1, 20)]);
@@ -173,7 +182,7 @@ describe('KafkaRecordSource through the mock cluster', () => {
     expect((await pollRecords(second, { topic, partition: 1 }, 1))[0]?.offset).toBe(0);
   });
 
-  it('hands out every record once and in order when the buffer limit pauses fetching', async () => {
+  it('hands out every record once and in order when the buffer limit pauses fetching', async ({ expect }) => {
     const topic = newTopic();
     const partition3 = { topic, partition: 3 };
     // Ten produce requests: the mock answers a fetch with one record batch, so fetching takes many rounds.
