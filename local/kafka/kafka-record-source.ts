@@ -35,11 +35,6 @@ export interface KafkaRecordSourceOptions {
 interface PartitionState {
   /** Fetched and not yet polled: consecutive from the fetch position, with only the log's own gaps. */
   buffered: SourceRecord[];
-  /**
-   * The offset kafkajs's next fetch of this partition must start at. Undefined right after an assignment,
-   * when kafkajs starts from the committed offset and the first batch tells us where that is.
-   */
-  nextFetchOffset: number | undefined;
   paused: boolean;
   /** Pending `poll` calls waiting for records. */
   readonly waiters: Set<() => void>;
@@ -53,8 +48,9 @@ interface PartitionState {
  * which runs partitions one fetch at a time and heartbeats between fetches, from ever waiting on a handler.
  *
  * - `poll` takes records from the buffer; fetching a partition pauses when its buffer is full.
- * - `seek` drops the buffer and moves kafkajs's fetch position (`consumer.seek`); a fetch already in flight
- *   from the old position is discarded when it lands (its `fetchedOffset` no longer matches).
+ * - `seek` drops the buffer and moves kafkajs's fetch position (`consumer.seek`). Until kafkajs applies the
+ *   seek on its next fetch it discards, or marks stale, every batch of that partition, so nothing fetched
+ *   from the old position reaches the buffer.
  * - `commit` is an explicit `commitOffsets` of exactly the given offset, never kafkajs's resolved offsets.
  * - After a rebalance or a restart kafkajs starts each owned partition at its committed offset, so every
  *   buffer is dropped: what was fetched but not committed comes again (at-least-once, deduplicated later).
@@ -159,7 +155,6 @@ export class KafkaRecordSource implements RecordSource {
     const state = this.partitions.get(topicPartitionKey(topicPartition));
     if (!state) return;
     state.buffered = [];
-    state.nextFetchOffset = offset;
     this.consumer.seek({ ...topicPartition, offset: String(offset) });
     if (state.paused) {
       state.paused = false;
@@ -169,7 +164,18 @@ export class KafkaRecordSource implements RecordSource {
 
   async commit(topicPartition: TopicPartition, nextOffset: number): Promise<void> {
     this.throwIfStopped();
-    await this.consumer.commitOffsets([{ ...topicPartition, offset: String(nextOffset) }]);
+    const offsets = [{ ...topicPartition, offset: String(nextOffset) }];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.consumer.commitOffsets(offsets);
+        return;
+      } catch (error) {
+        // A rebalance or a moved coordinator fails the commit with a retriable error; kafkajs rejoins on its
+        // own and the next attempt carries the new generation. The effect is done: the offset must be stored.
+        if (attempt >= COMMIT_ATTEMPTS || !isRetriable(error)) throw error;
+        await sleep(100 * attempt);
+      }
+    }
   }
 
   /** Works before `start` too: it reads the broker, not this consumer. */
@@ -222,32 +228,24 @@ export class KafkaRecordSource implements RecordSource {
     this.partitions = new Map(
       this.owned.map((topicPartition) => [
         topicPartitionKey(topicPartition),
-        { buffered: [], nextFetchOffset: undefined, paused: false, waiters: new Set() },
+        { buffered: [], paused: false, waiters: new Set() },
       ]),
     );
     for (const state of previous.values()) wake(state);
+    // kafkajs keeps a partition paused across generations; the fresh, empty buffers want records.
+    const byTopic = Object.entries(memberAssignment).map(([topic, partitions]) => ({ topic, partitions }));
+    if (byTopic.length > 0) this.consumer.resume(byTopic);
   }
 
   private takeBatch({ batch, resolveOffset, isStale }: EachBatchPayload): void {
     const state = this.partitions.get(topicPartitionKey(batch));
     // A seek not yet applied by kafkajs: this batch comes from the old position.
     if (!state || isStale()) return;
-    const fetchedOffset = Number(fetchedOffsetOf(batch));
-    if (state.nextFetchOffset !== undefined && fetchedOffset !== state.nextFetchOffset) {
-      // Fetched from a position we already left (a seek raced with this fetch): fetch again from ours.
-      this.consumer.seek({
-        topic: batch.topic,
-        partition: batch.partition,
-        offset: String(state.nextFetchOffset),
-      });
-      return;
-    }
     const lastMessage = batch.messages[batch.messages.length - 1];
     if (!lastMessage) return;
     for (const message of batch.messages) state.buffered.push(toSourceRecord(batch, message));
     // kafkajs maps the last message's offset to the batch's last offset, so trailing control records are skipped.
     resolveOffset(lastMessage.offset);
-    state.nextFetchOffset = Number(batch.lastOffset()) + 1;
     wake(state);
     if (!state.paused && state.buffered.length >= this.maxBuffered) {
       state.paused = true;
@@ -265,6 +263,16 @@ export class KafkaRecordSource implements RecordSource {
   }
 }
 
+const COMMIT_ATTEMPTS = 5;
+
+function isRetriable(error: unknown): boolean {
+  return error instanceof Error && (error as Error & { retriable?: boolean }).retriable === true;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 function wake(state: PartitionState): void {
   for (const waiter of state.waiters) waiter();
   state.waiters.clear();
@@ -280,12 +288,6 @@ function waitForRecords(state: PartitionState, maxWaitMs: number): Promise<void>
     const timer = setTimeout(done, maxWaitMs);
     state.waiters.add(done);
   });
-}
-
-/** The offset kafkajs asked the broker for: kafkajs 2.2.4 keeps it on the batch but leaves it out of its types. */
-function fetchedOffsetOf(batch: Batch): string {
-  const { fetchedOffset } = batch as Batch & { fetchedOffset?: string };
-  return fetchedOffset ?? batch.firstOffset() ?? batch.lastOffset();
 }
 
 function toSourceRecord(batch: Batch, message: KafkaMessage): SourceRecord {
