@@ -184,6 +184,7 @@ export class EventSourceMapping {
   }
 
   async #pollLoop(index: number): Promise<void> {
+    const faults = this.#faults.fork(index);
     let rotation = 0;
     /** Set after a function error with bisect on: the next batch carries at most this many records. */
     let bisectLimit: number | undefined;
@@ -195,7 +196,7 @@ export class EventSourceMapping {
         await sleep(Math.min(50, Math.max(5, this.settings.batchingWindowMs)));
         continue;
       }
-      const settled = await this.#deliver(batch);
+      const settled = await this.#deliver(batch, faults);
       if (settled === 'function-error' && this.settings.bisectOnFunctionError && batch.records.length > 1) {
         // BisectBatchOnFunctionError: split the batch in two and retry; the first half is polled again first.
         // https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
@@ -257,12 +258,12 @@ export class EventSourceMapping {
   }
 
   /** Invokes the batch once and settles every partition in it; says how it ended. */
-  async #deliver(fullBatch: Batch): Promise<'done' | 'retry' | 'function-error'> {
+  async #deliver(fullBatch: Batch, faults: FaultPlan): Promise<'done' | 'retry' | 'function-error'> {
     const batch = await this.#dropAgedRecords(fullBatch);
     if (batch.records.length === 0) return 'done';
     const event = buildMskEvent(this.#envelope, batch.records);
-    const crashAfterWrites = this.#faults.crashAfterWrites(batch.records.length);
-    const overlapping = this.#faults.overlappingBatch(batch.records);
+    const crashAfterWrites = faults.crashAfterWrites(batch.records.length);
+    const overlapping = faults.overlappingBatch(batch.records);
 
     const primary = this.#invoke(event, crashAfterWrites, false);
     const fenced = overlapping
@@ -287,7 +288,7 @@ export class EventSourceMapping {
       return 'retry';
     }
     if (verdict.kind === 'success') {
-      if (this.#faults.duplicateDelivery()) {
+      if (faults.duplicateDelivery()) {
         // Injected: the commit is lost, so the same records come again.
         this.stats.duplicateDeliveries++;
         for (const { topicPartition, records } of batch.partitions.values()) {

@@ -36,6 +36,17 @@ export class FaultPlan {
     this.#random = seededRandom(this.settings.seed);
   }
 
+  /**
+   * An independent plan with the same rates for one poll loop: each loop then meets the same faults in
+   * every run with the same seed, whatever the interleaving of loops.
+   */
+  fork(stream: number): FaultPlan {
+    return new FaultPlan({
+      ...this.settings,
+      seed: (this.settings.seed + Math.imul(stream + 1, 0x9e3779b9)) >>> 0,
+    });
+  }
+
   /** How many writes the invocation may make before its environment dies, or undefined for no crash. */
   crashAfterWrites(recordCount: number): number | undefined {
     if (!this.#happens(this.settings.crashRate)) return undefined;

@@ -308,11 +308,18 @@ describe('EventSourceMapping', () => {
   it('delivers a successful batch again when a duplicate delivery is injected', async () => {
     const h = await harness(async () => null, {
       faults: new FaultPlan({ duplicateDeliveryRate: 0.5, seed: 7 }),
+      perPartition: 10,
+      settings: { batchSize: 2 },
     });
     await runToEnd(h);
     expect(h.mapping.stats.duplicateDeliveries).toBeGreaterThan(0);
-    expect(h.events).toHaveLength(1 + h.mapping.stats.duplicateDeliveries);
-    expect(h.events.every((event) => JSON.stringify(event) === JSON.stringify(h.events[0]))).toBe(true);
+    // Ten batches of two, each duplicate delivery an identical event right after its original.
+    expect(h.events).toHaveLength(10 + h.mapping.stats.duplicateDeliveries);
+    const repeats = h.events.filter(
+      (event, index) => JSON.stringify(event) === JSON.stringify(h.events[index - 1]),
+    );
+    expect(repeats).toHaveLength(h.mapping.stats.duplicateDeliveries);
+    expect([committed(h, 0), committed(h, 1)]).toEqual([10, 10]);
   });
 
   it('redelivers the batch when an injected crash loses the response', async () => {
