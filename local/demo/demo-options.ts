@@ -1,5 +1,6 @@
 /** The demo's flags: sizes, rates and ESM settings, each with a default that finishes in well under 2 minutes. */
 import { parseArgs } from 'node:util';
+import type { DemoSourceKind } from './demo-log.js';
 
 export interface DemoOptions {
   readonly events: number;
@@ -22,6 +23,9 @@ export interface DemoOptions {
   readonly dynamoDbEndpoint: string | undefined;
   /** POWERTOOLS_LOG_LEVEL for the function. */
   readonly logLevel: string;
+  readonly source: DemoSourceKind;
+  /** With `source: 'kafka'`: brokers to use instead of starting the local mock cluster. */
+  readonly kafkaBrokers: readonly string[] | undefined;
 }
 
 export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
@@ -42,18 +46,32 @@ export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   seed: 42,
   dynamoDbEndpoint: undefined,
   logLevel: 'WARN',
+  source: 'memory',
+  kafkaBrokers: undefined,
 };
 
 interface Flag {
   readonly name: string;
   readonly key: keyof DemoOptions;
-  readonly kind: 'integer' | 'rate' | 'string' | 'boolean';
+  readonly kind: 'integer' | 'rate' | 'string' | 'boolean' | 'source' | 'list';
   readonly help: string;
   readonly min?: number;
   readonly max?: number;
 }
 
 const FLAGS: readonly Flag[] = [
+  {
+    name: 'source',
+    key: 'source',
+    kind: 'source',
+    help: 'memory (an in-memory partitioned log) or kafka (a Kafka-protocol broker; needs kcat)',
+  },
+  {
+    name: 'kafka-brokers',
+    key: 'kafkaBrokers',
+    kind: 'list',
+    help: 'with --source kafka: host:port,... of a running broker',
+  },
   { name: 'events', key: 'events', kind: 'integer', min: 1, max: 1_000_000, help: 'order events to produce' },
   {
     name: 'partitions',
@@ -152,6 +170,12 @@ const FLAGS: readonly Flag[] = [
   { name: 'log-level', key: 'logLevel', kind: 'string', help: "the function's POWERTOOLS_LOG_LEVEL" },
 ];
 
+const UNSET_DEFAULTS: Partial<Record<keyof DemoOptions, string>> = {
+  pollers: 'one per partition',
+  dynamoDbEndpoint: 'start DynamoDB Local',
+  kafkaBrokers: 'start the local mock cluster',
+};
+
 export class DemoUsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -190,6 +214,17 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
       options[flag.key] = raw;
       continue;
     }
+    if (flag.kind === 'list') {
+      options[flag.key] = String(raw)
+        .split(',')
+        .filter((item) => item !== '');
+      continue;
+    }
+    if (flag.kind === 'source') {
+      if (raw === 'memory' || raw === 'kafka') options[flag.key] = raw;
+      else problems.push(`--${flag.name} ${String(raw)}: expected memory or kafka`);
+      continue;
+    }
     const value = Number(raw);
     const [min, max] = flag.kind === 'rate' ? [0, 1] : [flag.min ?? 0, flag.max ?? Number.MAX_SAFE_INTEGER];
     const valid =
@@ -211,12 +246,7 @@ export function demoHelp(): string {
   const width = Math.max(...FLAGS.map((flag) => flagLabel(flag).length));
   const lines = FLAGS.map((flag) => {
     const fallback = DEFAULT_DEMO_OPTIONS[flag.key];
-    const shown =
-      fallback !== undefined
-        ? String(fallback)
-        : flag.key === 'pollers'
-          ? 'one per partition'
-          : 'start DynamoDB Local';
+    const shown = fallback !== undefined ? String(fallback) : (UNSET_DEFAULTS[flag.key] ?? 'none');
     return `  ${flagLabel(flag).padEnd(width)}  ${flag.help} (default: ${shown})`;
   });
   return [
@@ -231,8 +261,15 @@ export function demoHelp(): string {
   ].join('\n');
 }
 
+const PLACEHOLDERS: Record<Flag['kind'], string> = {
+  boolean: '',
+  rate: ' R',
+  integer: ' N',
+  string: ' S',
+  source: ' memory|kafka',
+  list: ' HOST:PORT,...',
+};
+
 function flagLabel(flag: Flag): string {
-  return flag.kind === 'boolean'
-    ? `--${flag.name}`
-    : `--${flag.name} ${flag.kind === 'rate' ? 'R' : flag.kind === 'integer' ? 'N' : 'S'}`;
+  return `--${flag.name}${PLACEHOLDERS[flag.kind]}`;
 }

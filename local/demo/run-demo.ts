@@ -10,10 +10,10 @@ import { startDynamoDbLocal } from '../dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../dynamodb-local/tables.js';
 import { type EsmStats, EventSourceMapping } from '../esm/event-source-mapping.js';
 import { FaultPlan } from '../esm/fault-plan.js';
-import { InMemoryLog } from '../esm/in-memory-log.js';
 import { FolderDestination } from '../esm/on-failure-destination.js';
 import { buildBundles, LOCAL_RUN_DIRECTORY } from '../lambda-runtime/build-bundles.js';
 import { WorkerFunction } from '../lambda-runtime/worker-function.js';
+import { type DemoLog, openDemoLog } from './demo-log.js';
 import type { DemoOptions } from './demo-options.js';
 import { FunctionOutput } from './function-output.js';
 import { type Verification, verify } from './verify.js';
@@ -34,6 +34,7 @@ export interface DemoIo {
 export interface DemoResult {
   readonly options: DemoOptions;
   readonly sourceDescription: string;
+  readonly partitions: number;
   readonly events: number;
   readonly producedRecords: number;
   readonly producerDuplicates: number;
@@ -68,6 +69,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
   const endpoint = dynamoDb?.endpoint ?? options.dynamoDbEndpoint ?? '';
   const output = new FunctionOutput(functionLogPath);
   let fn: WorkerFunction | undefined;
+  let log: DemoLog | undefined;
   try {
     const client = localDynamoDbClient(endpoint);
     const run = randomUUID().slice(0, 8);
@@ -75,20 +77,32 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     const appTableName = `demo-app-${run}`;
     await Promise.all([createInboxTable(client, inboxTableName), createAppTable(client, appTableName)]);
 
+    // A fresh topic per run: an external broker may still hold an earlier run's.
+    const topic = options.source === 'kafka' ? `${DEMO_TOPIC}-${run}` : DEMO_TOPIC;
     const workload = generateWorkload({
-      topic: DEMO_TOPIC,
+      topic,
       events: options.events,
       accounts: options.accounts,
       duplicateRate: options.duplicateRate,
       poisonRate: options.poisonRate,
       seed: options.seed,
     });
-    const log = new InMemoryLog({ topics: { [DEMO_TOPIC]: options.partitions } });
-    const written = await log.produce(workload.records);
-    const poison = written.filter((_, index) => workload.records[index]?.poison !== undefined);
+    if (options.source === 'kafka') progress('starting the Kafka broker and producing...');
+    log = await openDemoLog(
+      {
+        kind: options.source,
+        topic,
+        partitions: options.partitions,
+        consumerGroup: DEMO_CONSUMER_NAME,
+        ...(options.kafkaBrokers === undefined ? {} : { kafkaBrokers: options.kafkaBrokers }),
+      },
+      workload.records,
+    );
+    const poison = log.produced.filter((_, index) => workload.records[index]?.poison !== undefined);
+    const partitionCount = new Set(log.produced.map((p) => p.partition)).size;
     progress(
       `produced ${workload.records.length} records (${options.events} events, ${workload.producerDuplicates} producer duplicates, ` +
-        `${workload.poisonCount} poison) to ${DEMO_TOPIC} (${options.partitions} partitions)`,
+        `${workload.poisonCount} poison) to ${topic}, ${partitionCount} partitions`,
     );
 
     fn = new WorkerFunction({
@@ -98,7 +112,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       onOutput: (line) => output.accept(line),
       environment: functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
     });
-    const source = log.consumer(DEMO_CONSUMER_NAME);
+    const { source } = log;
     const mapping = new EventSourceMapping({
       source,
       function: fn,
@@ -136,6 +150,8 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     const processingMs = Date.now() - processingStarted;
     const finalProgress = await source.progress();
     await mapping.stop();
+    await log.close();
+    log = undefined;
     progress(progressLine(processingMs, total, total, mapping.stats));
     const coldStarts = fn.stats.coldStarts;
     await fn.close();
@@ -155,6 +171,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     return {
       options,
       sourceDescription: source.describe(),
+      partitions: finalProgress.length,
       events: options.events,
       producedRecords: total,
       producerDuplicates: workload.producerDuplicates,
@@ -171,6 +188,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     };
   } finally {
     await fn?.close();
+    await log?.close();
     await output.close();
     await dynamoDb?.stop();
   }

@@ -7,7 +7,7 @@ export function formatSummary(result: DemoResult): string {
   const rate = seconds > 0 ? Math.round(result.producedRecords / seconds) : 0;
   const { esm, verification } = result;
   const rows: [string, string][] = [
-    ['source', `${result.sourceDescription}, ${result.options.partitions} partitions`],
+    ['source', `${result.sourceDescription}, ${result.partitions} partitions`],
     [
       'events',
       `${result.events} (${result.producedRecords} records: +${result.producerDuplicates} producer duplicates; ${result.poisonRecords} poison)`,
