@@ -40,6 +40,6 @@ export function formatSummary(result: DemoResult): string {
   const verdict = verification.ok
     ? `verified: ${verification.accountsChecked} account balances and ${verification.ordersChecked} order totals match each unique valid event applied once; ` +
       `${result.poisonRecords} poison records quarantined; every partition committed to its end`
-    : `mismatch: ${verification.problems.join(' | ')}`;
+    : `mismatch: ${[...verification.problems, ...(esm.lastFunctionError ? [`last function error: ${esm.lastFunctionError}`] : [])].join(' | ')}`;
   return ['', 'summary', ...lines, '', verdict].join('\n');
 }

@@ -72,6 +72,8 @@ export interface EsmStats {
   overlappingInvocations: number;
   destinationBatches: number;
   destinationRecords: number;
+  /** The latest function error (`<errorType>: <message>`), to say why batches were retried. */
+  lastFunctionError: string | undefined;
 }
 
 interface RetryState {
@@ -107,6 +109,7 @@ export class EventSourceMapping {
     overlappingInvocations: 0,
     destinationBatches: 0,
     destinationRecords: 0,
+    lastFunctionError: undefined,
   };
   readonly #source: RecordSource;
   readonly #function: LambdaFunction;
@@ -273,7 +276,10 @@ export class EventSourceMapping {
     if (overlapping) this.stats.overlappingInvocations++;
 
     if (outcome.kind !== 'returned') {
-      if (outcome.kind === 'threw') this.stats.functionErrors++;
+      if (outcome.kind === 'threw') {
+        this.stats.functionErrors++;
+        this.stats.lastFunctionError = `${outcome.errorType}: ${outcome.errorMessage}`;
+      }
       if (outcome.kind === 'crashed') this.stats.crashes++;
       if (outcome.kind === 'timed-out') this.stats.timeouts++;
       // A function error retries the whole batch. https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html

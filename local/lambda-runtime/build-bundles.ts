@@ -22,8 +22,8 @@ export async function buildBundles(
 ): Promise<BuiltBundles> {
   // NodejsFunction names an ESM bundle index.mjs.
   const handlerPath = join(outDirectory, 'order-consumer', 'index.mjs');
-  const runtimePath = join(outDirectory, 'runtime-worker.mjs');
-  await Promise.all([
+  const [runtimePath] = await Promise.all([
+    buildRuntimeWorker(outDirectory),
     build({
       entryPoints: [ORDER_CONSUMER_ENTRY],
       outfile: handlerPath,
@@ -38,15 +38,21 @@ export async function buildBundles(
       banner: { js: HANDLER_BUNDLE.banner },
       logLevel: 'error',
     }),
-    build({
-      entryPoints: [join(import.meta.dirname, 'runtime-worker.ts')],
-      outfile: runtimePath,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      logLevel: 'error',
-    }),
   ]);
   return { handlerPath, handlerExport: HANDLER_BUNDLE.handlerExport, runtimePath };
+}
+
+/** Builds only the runtime worker (for hosting another handler module); returns its path. */
+export async function buildRuntimeWorker(outDirectory: string): Promise<string> {
+  const runtimePath = join(outDirectory, 'runtime-worker.mjs');
+  await build({
+    entryPoints: [join(import.meta.dirname, 'runtime-worker.ts')],
+    outfile: runtimePath,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'error',
+  });
+  return runtimePath;
 }

@@ -30,6 +30,16 @@ export interface WorkerFunctionOptions extends FunctionIdentity {
   readonly onOutput?: (line: string) => void;
 }
 
+/** The function's module failed to load or its init threw. */
+export class FunctionInitError extends Error {
+  readonly errorType: string;
+  constructor(errorType: string, message: string) {
+    super(message);
+    this.name = 'FunctionInitError';
+    this.errorType = errorType;
+  }
+}
+
 export interface WorkerFunctionStats {
   coldStarts: number;
 }
@@ -50,7 +60,16 @@ export class WorkerFunction implements LambdaFunction {
   }
 
   async invoke(request: InvocationRequest): Promise<InvocationOutcome> {
-    const environment = this.#idle.pop() ?? (await this.#coldStart());
+    let environment = this.#idle.pop();
+    if (!environment) {
+      try {
+        environment = await this.#coldStart();
+      } catch (error) {
+        // A failed init is a function error to Lambda: the batch is retried.
+        if (!(error instanceof FunctionInitError)) throw error;
+        return { kind: 'threw', errorType: error.errorType, errorMessage: error.message };
+      }
+    }
     const outcome = await environment.invoke(request);
     if (environment.alive) this.#idle.push(environment);
     else this.#all.delete(environment);
@@ -117,8 +136,9 @@ class ExecutionEnvironment {
     const first = await environment.#next();
     if (first.type !== 'ready') {
       await environment.end();
-      const message = first.type === 'init-error' ? `${first.errorType}: ${first.errorMessage}` : first.type;
-      throw new Error(`the function failed to initialise: ${message}`);
+      throw first.type === 'init-error'
+        ? new FunctionInitError(first.errorType, first.errorMessage)
+        : new FunctionInitError('Runtime.ExitError', `the runtime ended during init (${first.type})`);
     }
     return environment;
   }
