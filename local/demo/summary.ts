@@ -16,9 +16,18 @@ export function formatSummary(result: DemoResult): string {
       'deliveries',
       `${esm.deliveredRecords} records in ${esm.invocations} invocations (${result.coldStarts} cold starts)`,
     ],
-    ['processed', `${m('Processed')} reported, ${verification.completedRows} inbox rows COMPLETED`],
-    ['duplicates', `${m('Duplicates')} acked without effect`],
-    ['quarantined', `${m('Quarantined')} reported, ${verification.quarantineRows} quarantine rows`],
+    [
+      'processed',
+      `${verification.completedRows} effects applied (inbox rows COMPLETED); the function reported ${m('Processed')} (a crashed invocation reports nothing)`,
+    ],
+    [
+      'duplicates',
+      `${m('Duplicates')} deliveries acked without effect (producer duplicates and redeliveries)`,
+    ],
+    [
+      'quarantined',
+      `${verification.quarantineRows} quarantine rows; the function reported ${m('Quarantined')} (a redelivered poison record counts again)`,
+    ],
     [
       'redeliveries',
       `${esm.redeliveredRecords} records (reported ${esm.reportedRecords}, in-flight ${m('InFlight')}, failed ${m('Failed')})`,

@@ -307,7 +307,8 @@ export class EventSourceMapping {
       }
       return 'done';
     }
-    // Per partition, commit up to the lowest reported offset and redeliver every record from it on.
+    // Per partition, commit up to the lowest reported offset and redeliver every record from it on
+    // (assumed for Kafka as AWS documents it for Kinesis). https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
     this.stats.partialFailures++;
     const exhausted: SourceRecord[] = [];
     for (const [key, { topicPartition, records }] of batch.partitions) {
