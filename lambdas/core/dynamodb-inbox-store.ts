@@ -291,6 +291,7 @@ function toExistingRow(item: unknown): ExistingRow | undefined {
     payloadHash: typeof row[A.payloadHash] === 'string' ? row[A.payloadHash] : undefined,
     leaseUntilMs: typeof row[A.leaseUntil] === 'number' ? row[A.leaseUntil] : undefined,
     source: typeof row[A.source] === 'string' ? row[A.source] : undefined,
+    expiresAtSeconds: typeof row[A.expiresAt] === 'number' ? row[A.expiresAt] : undefined,
   };
 }
 

@@ -19,6 +19,8 @@ export interface ExistingRow {
   readonly payloadHash: string | undefined;
   readonly leaseUntilMs: number | undefined;
   readonly source: string | undefined;
+  /** The row's TTL (epoch seconds), when known: a cache of completed keys must not outlive it. */
+  readonly expiresAtSeconds?: number;
 }
 
 export type RowConflict =

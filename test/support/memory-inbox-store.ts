@@ -105,6 +105,7 @@ export class MemoryInboxStore implements InboxStore {
       payloadHash: row.payloadHash,
       leaseUntilMs: row.leaseUntilMs,
       source: row.source,
+      expiresAtSeconds: row.expiresAtSeconds,
     };
   }
 
