@@ -4,6 +4,8 @@ import { type DedupKeyPolicy, deriveDedupKey } from './dedup-key.js';
 import { type Effect, type EffectPlan, MAX_EFFECT_WRITES } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { InboxEntry, InboxStore } from './inbox-store.js';
+import { runByKey } from './key-lanes.js';
+import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
 import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
 
 export interface BatchProcessorOptions {
@@ -22,8 +24,14 @@ export interface BatchProcessorOptions {
   readonly deadlineMarginMs: number;
   /** A side-effect lease lasts the remaining invocation time plus this, so it outlives a timed-out attempt. */
   readonly leaseMarginMs: number;
-  /** Partitions processed at once; records within a partition always run one after another. */
+  /** Partitions processed at once. */
   readonly partitionConcurrency: number;
+  /**
+   * Which records of a partition run one after another: all of them (`partition`), or those of one
+   * ordering key (`key`), different keys concurrently.
+   * @default { by: 'partition' }
+   */
+  readonly ordering?: PartitionOrdering;
 }
 
 interface FirstCopy {
@@ -43,8 +51,20 @@ export async function processBatch(
 ): Promise<RecordOutcome[]> {
   // Copies of one key within the batch are resolved once: later copies wait for the first.
   const firstCopies = new Map<string, FirstCopy>();
+  const ordering = options.ordering;
   const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) =>
-    processPartition(partition, options, firstCopies),
+    ordering?.by === 'key'
+      ? runByKey(
+          partition.records,
+          (record) => orderingKeyOf(record, ordering.keySource),
+          ordering.keyConcurrency,
+          {
+            run: (record) => processRecord(record, options, firstCopies),
+            notStarted: (record, status, reason, detail) => outcome(record, status, { reason, detail }),
+            deadlineNear: () => options.remainingTimeMs() < options.deadlineMarginMs,
+          },
+        )
+      : processPartition(partition, options, firstCopies),
   );
   return perPartition.flat();
 }
