@@ -1,4 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { KafkaBatchResponse, KafkaEvent } from '../../lambdas/core/kafka-event.js';
 
@@ -28,5 +28,7 @@ export interface Contender {
   readonly name: ContenderName;
   /** One line for the report: what this contender does per record. */
   readonly description: string;
+  /** How the container's DynamoDB client is set up (retries, timeouts, connection pool); endpoint aside. */
+  readonly clientConfig: DynamoDBClientConfig;
   createContainer(deps: ContainerDependencies): Container;
 }

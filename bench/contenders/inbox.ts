@@ -5,11 +5,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.js';
 import type { Effect } from '../../lambdas/core/effect.js';
 import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
 import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
 import { orderPlacedEffect } from '../../lambdas/order-consumer/order-placed.js';
-import type { ContainerDependencies, Contender, ContenderName } from './contender.js';
+import type { BenchTables, ContainerDependencies, Contender, ContenderName } from './contender.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
 export interface InboxContenderOptions {
@@ -24,16 +25,20 @@ export interface InboxContenderOptions {
 export const BENCH_CONSUMER = 'bench-consumer';
 
 export function inboxContender(options: InboxContenderOptions): Contender {
+  const configFor = (tables: BenchTables) =>
+    readOrderConsumerConfig({
+      INBOX_TABLE_NAME: tables.inbox,
+      APP_TABLE_NAME: tables.app,
+      CONSUMER_NAME: BENCH_CONSUMER,
+      ...options.env,
+    });
   return {
     name: options.name,
     description: options.description,
+    // What the Lambda entry (handler.ts) builds for the same variables.
+    clientConfig: dynamoDbClientConfig(configFor({ inbox: '-', app: '-', idempotency: '-' })),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
-      const config = readOrderConsumerConfig({
-        INBOX_TABLE_NAME: tables.inbox,
-        APP_TABLE_NAME: tables.app,
-        CONSUMER_NAME: BENCH_CONSUMER,
-        ...options.env,
-      });
+      const config = configFor(tables);
       const handler = createHandler({
         config,
         dynamoDb,

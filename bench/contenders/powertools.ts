@@ -10,8 +10,10 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type DecodedPartition, decodeEvent } from '../../lambdas/core/decode-event.js';
+import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.js';
 import { DEFAULT_DEDUP_TTL_SECONDS } from '../../lambdas/core/inbox-item.js';
 import type { KafkaBatchItemFailure } from '../../lambdas/core/kafka-event.js';
+import { DEFAULT_ORDERING } from '../../lambdas/core/ordering.js';
 import {
   type OrderPlaced,
   orderPlacedWrites,
@@ -24,6 +26,8 @@ export const powertoolsContender: Contender = {
   name: 'powertools',
   description:
     'makeIdempotent per record (claim PutItem, 2 UpdateItem, complete UpdateItem), partitions concurrent',
+  // The client our own function deploys with (same retries, timeouts and pool): only the library differs.
+  clientConfig: dynamoDbClientConfig({ partitionConcurrency: 8, ordering: DEFAULT_ORDERING }),
   createContainer({ dynamoDb, tables }: ContainerDependencies) {
     const documentClient = DynamoDBDocumentClient.from(dynamoDb);
     const config = new IdempotencyConfig({

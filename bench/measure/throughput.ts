@@ -4,9 +4,11 @@
  * reports any record, or balances that differ from exactly-once, make the whole benchmark fail: a fast
  * wrong answer must never reach the table.
  */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import { systemClock } from '../../lambdas/core/clock.js';
-import { localDynamoDbClient } from '../../local/dynamodb-local/client.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 import { lambdaContext } from '../../test/support/clocks.js';
 import type { Contender } from '../contenders/contender.js';
 import type { ScenarioName, Sequence } from '../scenarios.js';
@@ -37,7 +39,12 @@ export async function runSequence(
   sequence: Sequence,
   run: SequenceRun,
 ): Promise<DeliveryMeasurement[]> {
-  const client = localDynamoDbClient(run.endpoint);
+  const client = new DynamoDBClient({
+    ...contender.clientConfig,
+    endpoint: run.endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
   const counter = new RequestCounter();
   counter.attach(client);
   const tables = await createBenchTables(client, `${run.runId}-${contender.name}`);
@@ -75,7 +82,7 @@ export async function runSequence(
 async function verifyBalances(
   contender: Contender,
   sequence: Sequence,
-  client: ReturnType<typeof localDynamoDbClient>,
+  client: DynamoDBClient,
   appTable: string,
 ): Promise<void> {
   const actual = await readBalances(client, appTable);

@@ -1,6 +1,7 @@
 import { DEFAULT_DEDUP_KEY_POLICY, type DedupKeyPolicy } from './dedup-key.js';
 import { ConfigError } from './errors.js';
 import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from './inbox-item.js';
+import { DEFAULT_ORDERING, type PartitionOrdering, parseKeySource } from './ordering.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -12,7 +13,14 @@ export interface InboxConfig {
   readonly deadlineMarginMs: number;
   readonly leaseMarginMs: number;
   readonly partitionConcurrency: number;
+  readonly ordering: PartitionOrdering;
+  /** Completed keys remembered per container, so a redelivered duplicate costs no request; 0 turns it off. */
+  readonly completedKeyCacheSize: number;
 }
+
+/** Enough for a redelivery of the largest batch Lambda sends (10,000 records), a few MB of memory. */
+export const DEFAULT_COMPLETED_KEY_CACHE_SIZE = 10_000;
+export const DEFAULT_KEY_CONCURRENCY = 16;
 
 /** Lambda's Kafka ESM never redelivers a record older than its maximum record age, at most 7 days. */
 const MIN_DEDUP_TTL_SECONDS = 60;
@@ -38,6 +46,15 @@ export class EnvReader {
     if (pattern && !pattern.test(value))
       this.#problems.push(`${name} "${value}" ${hint ?? `must match ${pattern}`}`);
     return value;
+  }
+
+  /** Records a problem found while combining variables. */
+  problem(message: string): void {
+    this.#problems.push(message);
+  }
+
+  isSet(name: string): boolean {
+    return Boolean(this.#env[name]?.trim());
   }
 
   optional(name: string, fallback: string): string {
@@ -99,5 +116,31 @@ export function readInboxConfig(reader: EnvReader): InboxConfig {
     deadlineMarginMs: reader.integer('DEADLINE_MARGIN_MS', 3_000, 0, 600_000),
     leaseMarginMs: reader.integer('LEASE_MARGIN_MS', 10_000, 0, 3_600_000),
     partitionConcurrency: reader.integer('PARTITION_CONCURRENCY', 8, 1, 256),
+    ordering: readOrdering(reader),
+    completedKeyCacheSize: reader.integer(
+      'COMPLETED_KEY_CACHE_SIZE',
+      DEFAULT_COMPLETED_KEY_CACHE_SIZE,
+      0,
+      1_000_000,
+    ),
   };
+}
+
+/** ORDERING=partition|key; KEY_SOURCE and KEY_CONCURRENCY only mean something with ORDERING=key. */
+function readOrdering(reader: EnvReader): PartitionOrdering {
+  const by = reader.oneOf('ORDERING', ['partition', 'key'], DEFAULT_ORDERING.by);
+  const keySourceText = reader.optional('KEY_SOURCE', '');
+  const keyConcurrency = reader.integer('KEY_CONCURRENCY', DEFAULT_KEY_CONCURRENCY, 1, 1_000);
+  if (by === 'partition') {
+    if (keySourceText !== '' || reader.isSet('KEY_CONCURRENCY')) {
+      reader.problem('KEY_SOURCE and KEY_CONCURRENCY apply only with ORDERING=key');
+    }
+    return DEFAULT_ORDERING;
+  }
+  const keySource = parseKeySource(keySourceText || 'kafka-key');
+  if (!keySource) {
+    reader.problem(`KEY_SOURCE "${keySourceText}" must be kafka-key or field:<name>`);
+    return DEFAULT_ORDERING;
+  }
+  return { by: 'key', keySource, keyConcurrency };
 }

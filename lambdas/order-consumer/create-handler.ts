@@ -6,7 +6,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { CachingInboxStore } from '../core/caching-inbox-store.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { CompletedKeyCache } from '../core/completed-key-cache.js';
 import { DynamoDbInboxStore } from '../core/dynamodb-inbox-store.js';
 import type { Effect } from '../core/effect.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from '../core/kafka-batch-handler.js';
@@ -47,10 +49,16 @@ export function createHandler(deps: OrderConsumerDependencies) {
   const telemetry = powertoolsTelemetry(logger, metrics);
   const processBatch = createKafkaBatchHandler({
     ...config,
-    store: new DynamoDbInboxStore({
-      client: documentClient,
-      tableName: config.inboxTableName,
-      consumer: config.consumerName,
+    store: new CachingInboxStore({
+      store: new DynamoDbInboxStore({
+        client: documentClient,
+        tableName: config.inboxTableName,
+        consumer: config.consumerName,
+        ttlSeconds: config.dedupTtlSeconds,
+        clock,
+      }),
+      // Lives as long as this handler, i.e. the Lambda container: redelivered duplicates cost no request.
+      cache: new CompletedKeyCache(config.completedKeyCacheSize, clock),
       ttlSeconds: config.dedupTtlSeconds,
       clock,
     }),

@@ -3,6 +3,7 @@
  * cold start; everything else lives in createHandler so tests run the same chain with their own deps.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { dynamoDbClientConfig } from '../core/dynamodb-client-config.js';
 import { readOrderConsumerConfig } from './config.js';
 import { createHandler } from './create-handler.js';
 
@@ -12,9 +13,5 @@ const config = readOrderConsumerConfig(process.env);
 
 export const handler = createHandler({
   config,
-  // The SDK's retry policy differs by version: pin it. A hung request must not eat the whole invocation.
-  dynamoDb: new DynamoDBClient({
-    maxAttempts: 3,
-    requestHandler: { requestTimeout: 5_000, connectionTimeout: 2_000 },
-  }),
+  dynamoDb: new DynamoDBClient(dynamoDbClientConfig(config)),
 });

@@ -15,6 +15,8 @@ describe('readOrderConsumerConfig', () => {
       deadlineMarginMs: 3_000,
       leaseMarginMs: 10_000,
       partitionConcurrency: 8,
+      ordering: { by: 'partition' },
+      completedKeyCacheSize: 10_000,
       metricsNamespace: 'MskInbox',
     });
   });
