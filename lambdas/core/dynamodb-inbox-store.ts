@@ -123,6 +123,10 @@ export class DynamoDbInboxStore implements InboxStore {
       return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
     } catch (error) {
       const existing = conditionFailureRow(error);
+      // The SDK retried a claim whose first try was applied (its answer was lost): the row is this claim's.
+      if (existing?.leaseOwner === token) {
+        return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
+      }
       if (existing) return classifyExistingRow(existing, entry.payloadHash);
       throw storeError('claim', error);
     }
@@ -134,12 +138,15 @@ export class DynamoDbInboxStore implements InboxStore {
         new UpdateCommand({
           TableName: this.#tableName,
           Key: { [A.pk]: dedupRowKey(this.#consumer, lease.dedupKey) },
-          UpdateExpression: 'SET #status = :completed, #completedAt = :nowMs REMOVE #leaseOwner, #leaseUntil',
-          // Fenced: an attempt whose lease was taken over can never overwrite the newer attempt's row.
-          ConditionExpression: '#leaseOwner = :token',
+          UpdateExpression:
+            'SET #status = :completed, #completedAt = :nowMs, #completedBy = :token REMOVE #leaseOwner, #leaseUntil',
+          // Fenced: an attempt whose lease was taken over can never overwrite the newer attempt's row. The SDK's
+          // retry of this very completion (its answer lost) finds the row completed by this token.
+          ConditionExpression: '#leaseOwner = :token OR #completedBy = :token',
           ExpressionAttributeNames: {
             '#status': A.status,
             '#completedAt': A.completedAt,
+            '#completedBy': A.completedBy,
             '#leaseOwner': A.leaseOwner,
             '#leaseUntil': A.leaseUntil,
           },
@@ -166,11 +173,15 @@ export class DynamoDbInboxStore implements InboxStore {
           ConditionExpression: '#leaseOwner = :token',
           ExpressionAttributeNames: { '#leaseOwner': A.leaseOwner },
           ExpressionAttributeValues: { ':token': lease.token },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return 'released';
     } catch (error) {
-      if (isNamed(error, 'ConditionalCheckFailedException')) return 'lease-lost';
+      if (isNamed(error, 'ConditionalCheckFailedException')) {
+        // No row left (the SDK retried this very release after its answer was lost): nobody holds the key.
+        return (error as { Item?: unknown }).Item ? 'lease-lost' : 'released';
+      }
       throw storeError('release', error);
     }
   }
@@ -292,6 +303,7 @@ function toExistingRow(item: unknown): ExistingRow | undefined {
     leaseUntilMs: typeof row[A.leaseUntil] === 'number' ? row[A.leaseUntil] : undefined,
     source: typeof row[A.source] === 'string' ? row[A.source] : undefined,
     expiresAtSeconds: typeof row[A.expiresAt] === 'number' ? row[A.expiresAt] : undefined,
+    leaseOwner: typeof row[A.leaseOwner] === 'string' ? row[A.leaseOwner] : undefined,
   };
 }
 

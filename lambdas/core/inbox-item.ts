@@ -14,6 +14,8 @@ export const INBOX_ATTRIBUTES = {
   payloadHash: 'payload_hash',
   source: 'source',
   completedAt: 'completed_at',
+  /** The attempt token that completed a claimed row, so a retry of that completion is recognised. */
+  completedBy: 'completed_by',
   reason: 'reason',
   error: 'error',
   record: 'record',

@@ -21,6 +21,8 @@ export interface ExistingRow {
   readonly source: string | undefined;
   /** The row's TTL (epoch seconds), when known: a cache of completed keys must not outlive it. */
   readonly expiresAtSeconds?: number;
+  /** The attempt token holding an IN_PROGRESS row. */
+  readonly leaseOwner?: string;
 }
 
 export type RowConflict =
