@@ -46,7 +46,8 @@ export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   seed: 42,
   dynamoDbEndpoint: undefined,
   logLevel: 'WARN',
-  source: 'memory',
+  // The trigger is MSK: by default the demo speaks the Kafka protocol end to end.
+  source: 'kafka',
   kafkaBrokers: undefined,
 };
 
@@ -67,10 +68,10 @@ const FLAGS: readonly Flag[] = [
     help: 'memory (an in-memory partitioned log) or kafka (a Kafka-protocol broker; needs kcat)',
   },
   {
-    name: 'kafka-brokers',
+    name: 'brokers',
     key: 'kafkaBrokers',
     kind: 'list',
-    help: 'with --source kafka: host:port,... of a running broker',
+    help: 'host:port,... of an existing Kafka cluster to run against instead of the local one',
   },
   { name: 'events', key: 'events', kind: 'integer', min: 1, max: 1_000_000, help: 'order events to produce' },
   {
@@ -237,6 +238,9 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
       problems.push(
         `--${flag.name} ${String(raw)}: expected ${flag.kind === 'rate' ? 'a number' : 'an integer'} from ${min} to ${max}`,
       );
+  }
+  if (options.source === 'memory' && options.kafkaBrokers !== undefined) {
+    problems.push('--brokers names a Kafka cluster: it cannot go with --source memory');
   }
   if (problems.length > 0) throw new DemoUsageError(problems.join('\n'));
   return { help: false, options: options as unknown as DemoOptions };

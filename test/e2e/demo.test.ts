@@ -14,6 +14,8 @@ describe('the demo, end to end with crashes and duplicates', () => {
     result = await runDemo(
       {
         ...DEFAULT_DEMO_OPTIONS,
+        // The broker path has its own e2e tests (test/e2e/kafka); this one runs the in-memory log.
+        source: 'memory',
         events: 200,
         accounts: 20,
         duplicateRate: 0.2,

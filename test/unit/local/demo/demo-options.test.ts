@@ -19,7 +19,7 @@ describe('parseDemoArgs', () => {
       '--bisect',
       '--source',
       'kafka',
-      '--kafka-brokers',
+      '--brokers',
       'a:9092,b:9092',
     ]);
     expect(parsed).toEqual({
@@ -47,6 +47,13 @@ describe('parseDemoArgs', () => {
       expect.stringMatching(/^--crash-rate 2/),
       expect.stringMatching(/^--batch-size 20000/),
     ]);
+  });
+
+  it('goes through the Kafka broker by default and refuses brokers with the in-memory log', () => {
+    expect(DEFAULT_DEMO_OPTIONS.source).toBe('kafka');
+    expect(() => parseDemoArgs(['--source', 'memory', '--brokers', 'a:9092'])).toThrow(
+      /cannot go with --source memory/,
+    );
   });
 
   it('rejects an unknown flag with a usage error', () => {
