@@ -1,0 +1,284 @@
+/**
+ * Faults at the SDK boundary: a middleware inside the SDK's retry loop (the deserialize step), so the
+ * client's own retries run as in AWS, and a write can reach DynamoDB Local and still fail (a timeout after
+ * the write succeeded server-side, or the process dying before it sees the answer). Every write that
+ * reached DynamoDB goes into the journal, which the invariants read.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localDynamoDbClient } from '../dynamodb-local/client.js';
+import { type Attempt, AttemptCrashedError, currentAttempt } from './attempt.js';
+import type { SdkFaultKind, SdkFaultPlan } from './schedule.js';
+
+export type InboxOperation =
+  | 'commit'
+  | 'claim'
+  | 'complete'
+  | 'release'
+  | 'quarantine'
+  | 'other-write'
+  | 'read';
+
+export interface SdkRequest {
+  readonly operation: InboxOperation;
+  /** A TransactWriteItems call. */
+  readonly transaction: boolean;
+  /** The inbox row's `pk`. */
+  readonly pk: string | undefined;
+  /** The attempt token a claim writes or a completion/release is fenced on. */
+  readonly token: string | undefined;
+}
+
+export interface JournalEntry {
+  readonly seq: number;
+  readonly attempt: Attempt;
+  readonly request: SdkRequest;
+  /** Whether DynamoDB applied it (a failed condition or an injected fault before sending: not applied). */
+  readonly applied: boolean;
+}
+
+/** Orders writes and external effects of one schedule. */
+export class Sequence {
+  #next = 0;
+  next(): number {
+    return this.#next++;
+  }
+}
+
+export class Journal {
+  readonly entries: JournalEntry[] = [];
+  readonly #sequence: Sequence;
+  constructor(sequence: Sequence) {
+    this.#sequence = sequence;
+  }
+  record(attempt: Attempt, request: SdkRequest, applied: boolean): void {
+    this.entries.push({ seq: this.#sequence.next(), attempt, request, applied });
+  }
+  applied(filter: (entry: JournalEntry) => boolean): JournalEntry[] {
+    return this.entries.filter((entry) => entry.applied && filter(entry));
+  }
+}
+
+/**
+ * Deliberate breakage, for the harness's own tests only: proves the invariants can fail.
+ * - unconditional-claim: claims and commits are sent without their condition (no dedup at all).
+ */
+export type StoreMutation = 'unconditional-claim';
+
+/** A client on DynamoDB Local whose requests meet the current attempt's faults. */
+export function faultInjectingClient(
+  endpoint: string,
+  journal: Journal,
+  mutation?: StoreMutation,
+): DynamoDBClient {
+  // maxAttempts as the deployed handler pins it (lambdas/order-consumer/handler.ts).
+  const client = localDynamoDbClient(endpoint, 3);
+  if (mutation === 'unconditional-claim') {
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as Record<string, unknown>;
+        const items = input.TransactItems as { Put?: Record<string, unknown> }[] | undefined;
+        const put = items?.[0]?.Put ?? input;
+        const status = (put.Item as { status?: unknown } | undefined)?.status;
+        if (status === 'IN_PROGRESS' || status === 'COMPLETED') {
+          for (const field of [
+            'ConditionExpression',
+            'ExpressionAttributeNames',
+            'ExpressionAttributeValues',
+            'ReturnValuesOnConditionCheckFailure',
+          ]) {
+            delete put[field];
+          }
+        }
+        return next(args);
+      },
+      // Before the document client marshalls the input: plain values.
+      { step: 'initialize', name: 'soakMutation', priority: 'low' },
+    );
+  }
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const attempt = currentAttempt.getStore();
+      if (!attempt) return next(args);
+      const request = classify(String(context.commandName), args.input as Record<string, unknown>);
+      return intercept(attempt, request, journal, () => next(args));
+    },
+    { step: 'deserialize', name: 'soakFaultInjection', priority: 'low' },
+  );
+  return client;
+}
+
+async function intercept<T>(
+  attempt: Attempt,
+  request: SdkRequest,
+  journal: Journal,
+  send: () => Promise<T>,
+): Promise<T> {
+  // Nothing leaves a process that is gone.
+  if (attempt.dead) throw new AttemptCrashedError('execution environment already ended');
+  attempt.assertAlive('SDK request');
+  const index = attempt.nextSdkRequest();
+  const write = request.operation !== 'read';
+  const claim = request.operation === 'claim' || request.operation === 'commit';
+
+  let onTheWire = false;
+  const stall = attempt.stallPlan;
+  if (write && stall?.point === 'before-write' && attempt.occurrence('stall:before-write') === stall.nth) {
+    await attempt.stallHere('before-write');
+    // Sent before the deadline, it lands now even if Lambda has ended the environment meanwhile.
+    onTheWire = !attempt.alive;
+  }
+
+  const fault = onTheWire ? undefined : plannedFault(attempt.plan.sdkFaults, index, request);
+  let claimIndex = -1;
+  let transactionIndex = -1;
+  if (!onTheWire) {
+    if (attempt.plan.outage) {
+      // Counted once per invocation: DynamoDB is unreachable for all of it.
+      if (attempt.occurrence('outage') === 0) attempt.fault('sdk:outage');
+      throw unreachableError();
+    }
+    if (fault && fault !== 'timeout-after-write') {
+      attempt.fault(`sdk:${fault}`);
+      throw errorFor(fault);
+    }
+    if (claim) {
+      claimIndex = attempt.occurrence('claim');
+      attempt.crashIf('before-claim', claimIndex);
+    }
+    if (request.transaction) {
+      transactionIndex = attempt.occurrence('transaction');
+      const crash = attempt.plan.crash;
+      if (crash?.point === 'inside-transaction' && crash.nth === transactionIndex && !crash.applied) {
+        attempt.fault('crash:inside-transaction');
+        attempt.die('inside-transaction (not applied)');
+      }
+    }
+  }
+
+  let result: T;
+  try {
+    result = await send();
+  } catch (error) {
+    if (write) journal.record(attempt, request, false);
+    if (onTheWire) attempt.die('timed out; its last request landed late');
+    throw error;
+  }
+  // Inside the deserialize step the answer is still raw HTTP: a failed condition is a 400 the
+  // deserializer turns into an exception further out.
+  const applied = write && httpStatus(result) < 300;
+  if (write) journal.record(attempt, request, applied);
+  if (onTheWire) attempt.die('timed out; its last request landed late');
+  if (!applied) return result;
+
+  if (claim) attempt.crashIf('after-claim', claimIndex);
+  if (transactionIndex >= 0) {
+    const crash = attempt.plan.crash;
+    if (crash?.point === 'inside-transaction' && crash.nth === transactionIndex && crash.applied) {
+      attempt.fault('crash:inside-transaction');
+      attempt.die('inside-transaction (applied)');
+    }
+  }
+  if (request.operation === 'complete') attempt.crashIf('after-completion', attempt.occurrence('completion'));
+  attempt.crashIf('after-write', attempt.occurrence('write'));
+  if (fault === 'timeout-after-write') {
+    attempt.fault('sdk:timeout-after-write');
+    throw timeoutError();
+  }
+  return result;
+}
+
+function httpStatus(result: unknown): number {
+  return (result as { response?: { statusCode?: number } } | undefined)?.response?.statusCode ?? 0;
+}
+
+function plannedFault(
+  faults: readonly SdkFaultPlan[],
+  index: number,
+  request: SdkRequest,
+): SdkFaultKind | undefined {
+  for (const fault of faults) {
+    if (index < fault.atCall || index >= fault.atCall + fault.burst) continue;
+    if (fault.kind === 'transaction-conflict' && !request.transaction) continue;
+    return fault.kind;
+  }
+  return undefined;
+}
+
+/** Reads the marshalled input the way DynamoDB sees it. */
+function classify(commandName: string, input: Record<string, unknown>): SdkRequest {
+  const s = (value: unknown): string | undefined => (value as { S?: string } | undefined)?.S;
+  switch (commandName) {
+    case 'TransactWriteItemsCommand': {
+      const items = input.TransactItems as { Put?: { Item?: Record<string, unknown> } }[] | undefined;
+      const item = items?.[0]?.Put?.Item;
+      return { operation: 'commit', transaction: true, pk: s(item?.pk), token: undefined };
+    }
+    case 'PutItemCommand': {
+      const item = input.Item as Record<string, unknown> | undefined;
+      const status = s(item?.status);
+      const operation =
+        status === 'IN_PROGRESS'
+          ? 'claim'
+          : status === 'COMPLETED'
+            ? 'commit'
+            : status === 'QUARANTINED'
+              ? 'quarantine'
+              : 'other-write';
+      return { operation, transaction: false, pk: s(item?.pk), token: s(item?.lease_owner) };
+    }
+    case 'UpdateItemCommand':
+    case 'DeleteItemCommand': {
+      const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
+      return {
+        operation: commandName === 'UpdateItemCommand' ? 'complete' : 'release',
+        transaction: false,
+        pk: s((input.Key as Record<string, unknown> | undefined)?.pk),
+        token: s(values?.[':token']),
+      };
+    }
+    default:
+      return { operation: 'read', transaction: false, pk: undefined, token: undefined };
+  }
+}
+
+function errorFor(kind: Exclude<SdkFaultKind, 'timeout-after-write'>): Error {
+  switch (kind) {
+    case 'throttling':
+      return Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+        name: 'ThrottlingException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      });
+    case 'server-error':
+      return Object.assign(new Error('Internal server error'), {
+        name: 'InternalServerError',
+        $fault: 'server',
+        $metadata: { httpStatusCode: 500 },
+      });
+    case 'transaction-conflict':
+      // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
+      return Object.assign(
+        new Error('Transaction cancelled, please refer cancellation reasons for specific reasons'),
+        {
+          name: 'TransactionCanceledException',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400 },
+          CancellationReasons: [
+            { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' },
+            { Code: 'None' },
+            { Code: 'None' },
+          ],
+        },
+      );
+  }
+}
+
+/** What the SDK's HTTP handler throws when the answer does not come in time. */
+function timeoutError(): Error {
+  return Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
+}
+
+/** What the SDK meets when nothing listens: transient, so it retries before giving up. */
+function unreachableError(): Error {
+  return Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
+}

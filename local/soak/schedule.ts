@@ -1,0 +1,389 @@
+/**
+ * A fault schedule: one small workload (order events with producer duplicates, malformed records, old inbox
+ * rows) and, for its first delivery rounds, the faults each invocation meets. Drawn by fast-check from a seed,
+ * so `npm run soak -- --seed S` replays exactly the schedule a failing test printed.
+ */
+import fc from 'fast-check';
+
+/** Virtual time of one invocation: what Lambda's timeout is to a real one. */
+export const FUNCTION_TIMEOUT_MS = 60_000;
+/** LEASE_MARGIN_MS of the consumer under test. */
+export const LEASE_MARGIN_MS = 10_000;
+export const DEADLINE_MARGIN_MS = 3_000;
+/** Longer than any schedule's virtual span, so a redelivery is always inside the dedup window. */
+export const DEDUP_TTL_SECONDS = 86_400;
+/**
+ * The bound the design claims for side-effect mode: any two attempts' clocks differ by less than the lease
+ * margin. Each attempt's skew is within ±SKEW_BOUND_MS, so two differ by at most 9 s < 10 s.
+ */
+export const SKEW_BOUND_MS = 4_500;
+/** Skew drawn by the few schedules that deliberately break the bound (measured, not asserted). */
+export const BEYOND_BOUND_SKEW_MS = 45_000;
+/** Start of virtual time. */
+export const EPOCH_MS = Date.UTC(2026, 10, 29, 12, 0, 0);
+
+export const TOPICS = ['orders', 'order-events', 'eu-west-1.orders-v2'] as const;
+
+export type Mode = 'transactional' | 'side-effect';
+
+/**
+ * Where an invocation's execution environment dies. Its response is lost, so the whole batch comes again.
+ * - before-claim: just before the nth claim (transactional: the commit) leaves the process.
+ * - after-claim: the nth claim (commit) was applied by DynamoDB; the answer never came back.
+ * - after-effect: side-effect mode, the nth external effect was applied; completion never written.
+ * - after-completion: side-effect mode, the nth completion was applied; the answer never came back.
+ * - inside-transaction: transactional mode, during the nth TransactWriteItems; `applied` says whether it landed.
+ * - after-write: the nth write of any kind was applied (the emulator's crash model).
+ * - before-response: every record done, the response is lost.
+ */
+export type CrashPoint =
+  | 'before-claim'
+  | 'after-claim'
+  | 'after-effect'
+  | 'after-completion'
+  | 'inside-transaction'
+  | 'after-write'
+  | 'before-response';
+
+/** Faults a real DynamoDB Local cannot produce, injected inside the SDK's retry loop. */
+export type SdkFaultKind = 'throttling' | 'server-error' | 'timeout-after-write' | 'transaction-conflict';
+
+/** Side-effect mode: what the external service does to the nth call. */
+export type ExternalFaultKind = 'error-before-apply' | 'timeout-after-apply';
+
+export type MalformedVariant =
+  | 'not-json'
+  | 'no-event-id'
+  | 'non-utf8-event-id'
+  | 'numeric-event-id'
+  | 'schema-invalid'
+  | 'tombstone'
+  | 'other-type';
+
+/**
+ * Inbox rows present before the schedule starts. Expired rows (TTL deletion is lazy) must count as absent;
+ * a live lease blocks its key until it runs out.
+ */
+export type SeededRowKind =
+  | 'expired-completed-same-payload'
+  | 'expired-completed-other-payload'
+  | 'expired-in-progress'
+  | 'live-lease';
+
+export interface EventSpec {
+  readonly account: number;
+  readonly amount: number;
+  /** Whether producers set the event_id header (otherwise only the JSON field carries it). */
+  readonly headerId: boolean;
+  /** When set, one copy carries this amount instead: a payload conflict under the same event_id. */
+  readonly conflictAmount?: number;
+}
+
+export type RecordSpec =
+  | {
+      readonly kind: 'order';
+      readonly event: number;
+      readonly partition: number;
+      readonly variant: 'original' | 'conflict';
+    }
+  | { readonly kind: 'malformed'; readonly partition: number; readonly variant: MalformedVariant };
+
+export interface SeededRow {
+  readonly event: number;
+  readonly kind: SeededRowKind;
+  /** How long ago an expired row expired. */
+  readonly expiredAgoSeconds: number;
+  /** How long a live lease still runs. */
+  readonly leaseLeftMs: number;
+}
+
+export interface CrashPlan {
+  readonly point: CrashPoint;
+  /** Which occurrence of the point (0-based) is fatal; one that never comes means no crash. */
+  readonly nth: number;
+  /** inside-transaction only: whether DynamoDB applied the transaction before the process died. */
+  readonly applied: boolean;
+}
+
+export interface SdkFaultPlan {
+  readonly kind: SdkFaultKind;
+  /** The attempt's nth SDK request (retries included) and the `burst - 1` after it get the fault. */
+  readonly atCall: number;
+  readonly burst: number;
+}
+
+export interface AttemptPlan {
+  /** This attempt's clock minus true time. */
+  readonly skewMs: number;
+  readonly crash?: CrashPlan;
+  readonly sdkFaults: readonly SdkFaultPlan[];
+  /** DynamoDB unreachable for the whole invocation. */
+  readonly outage: boolean;
+  readonly external?: { readonly kind: ExternalFaultKind; readonly nth: number };
+}
+
+/**
+ * The companion stops at a point and true time moves on by `advanceMs` while the primary runs:
+ * - in-effect: side-effect mode, holding its lease, before the nth external call (a slow dependency, a GC pause);
+ * - before-write: the nth write is delayed on the wire; it lands after the primary ran, even if the
+ *   companion's deadline passed meanwhile (a request from a dead process still arrives).
+ */
+export interface StallPlan {
+  readonly point: 'in-effect' | 'before-write';
+  readonly nth: number;
+  readonly advanceMs: number;
+}
+
+/**
+ * A second invocation over an overlapping batch (a poller that lost its partitions in a rebalance and keeps
+ * going, or an invocation that timed out and still runs): its response is ignored, its writes are not.
+ */
+export interface CompanionPlan {
+  /** Per partition, the companion gets the primary's records from this share of the batch on. */
+  readonly fromShare: number;
+  readonly attempt: AttemptPlan;
+  readonly stall?: StallPlan;
+}
+
+export interface RoundPlan {
+  /** Records per invocation (Lambda's BatchSize). */
+  readonly batchSize: number;
+  /** Bitmask of the partitions this invocation polls (never empty after masking). */
+  readonly partitionMask: number;
+  readonly primary: AttemptPlan;
+  readonly companion?: CompanionPlan;
+  /** True time moves on by this much after the round (backoff, polling). */
+  readonly advanceMs: number;
+}
+
+export interface Schedule {
+  readonly seed: number;
+  readonly mode: Mode;
+  readonly topic: string;
+  readonly partitions: number;
+  readonly partitionConcurrency: number;
+  /** ORDERING: `partition` (the default), or `key` with this KEY_CONCURRENCY (the Kafka key is the order id). */
+  readonly ordering: { readonly by: 'partition' } | { readonly by: 'key'; readonly keyConcurrency: number };
+  readonly events: readonly EventSpec[];
+  /** In produce order. */
+  readonly records: readonly RecordSpec[];
+  readonly seededRows: readonly SeededRow[];
+  /** Fault rounds; afterwards deliveries run without faults until every partition is committed. */
+  readonly rounds: readonly RoundPlan[];
+  /** Side-effect mode only: skews beyond the bound the design claims (double effects counted, not asserted). */
+  readonly beyondBound: boolean;
+}
+
+const MALFORMED: readonly MalformedVariant[] = [
+  'not-json',
+  'no-event-id',
+  'non-utf8-event-id',
+  'numeric-event-id',
+  'schema-invalid',
+  'tombstone',
+  'other-type',
+];
+
+const TRANSACTIONAL_CRASHES: readonly CrashPoint[] = [
+  'before-claim',
+  'after-claim',
+  'inside-transaction',
+  'after-write',
+  'before-response',
+];
+const SIDE_EFFECT_CRASHES: readonly CrashPoint[] = [
+  'before-claim',
+  'after-claim',
+  'after-effect',
+  'after-completion',
+  'after-write',
+  'before-response',
+];
+
+/** Which occurrence of a point a fault hits: mostly the first ones, as few records per batch are new. */
+const occurrence = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(0) },
+  { weight: 2, arbitrary: fc.constant(1) },
+  { weight: 2, arbitrary: fc.integer({ min: 2, max: 6 }) },
+);
+
+function attemptPlan(mode: Mode, skewMs: number): fc.Arbitrary<AttemptPlan> {
+  const crashes = mode === 'transactional' ? TRANSACTIONAL_CRASHES : SIDE_EFFECT_CRASHES;
+  const sdkKinds: SdkFaultKind[] =
+    mode === 'transactional'
+      ? ['throttling', 'server-error', 'timeout-after-write', 'transaction-conflict']
+      : ['throttling', 'server-error', 'timeout-after-write'];
+  return fc
+    .record({
+      skewMs: fc.integer({ min: -skewMs, max: skewMs }),
+      crash: optional(
+        0.45,
+        fc.record({
+          point: fc.constantFrom(...crashes),
+          nth: occurrence,
+          applied: fc.boolean(),
+        }),
+      ),
+      sdkFaults: fc.array(
+        fc.record({
+          kind: fc.constantFrom(...sdkKinds),
+          atCall: fc.integer({ min: 0, max: 14 }),
+          // Three in a row outlast the SDK's retries (maxAttempts 3): the record is reported.
+          burst: fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(3) }),
+        }),
+        { maxLength: 2 },
+      ),
+      outage: weighted(0.06),
+      external:
+        mode === 'side-effect'
+          ? optional(
+              0.25,
+              fc.record({
+                kind: fc.constantFrom<ExternalFaultKind>('error-before-apply', 'timeout-after-apply'),
+                nth: occurrence,
+              }),
+            )
+          : fc.constant(undefined),
+    })
+    .map(stripUndefined);
+}
+
+function roundPlan(mode: Mode, skewMs: number): fc.Arbitrary<RoundPlan> {
+  const stallPoints: StallPlan['point'][] =
+    mode === 'side-effect' ? ['in-effect', 'before-write'] : ['before-write'];
+  // A stall outlasts the companion's deadline, then its lease, about half of the time.
+  const lease = FUNCTION_TIMEOUT_MS + LEASE_MARGIN_MS;
+  return fc
+    .record({
+      batchSize: fc.integer({ min: 1, max: 16 }),
+      partitionMask: fc.oneof({ weight: 3, arbitrary: fc.constant(15) }, fc.integer({ min: 1, max: 15 })),
+      primary: attemptPlan(mode, skewMs),
+      companion: optional(
+        0.35,
+        fc
+          .record({
+            fromShare: fc.constantFrom(0, 0, 0.5),
+            attempt: attemptPlan(mode, skewMs),
+            stall: optional(
+              0.6,
+              fc.record({
+                point: fc.constantFrom(...stallPoints),
+                nth: fc.integer({ min: 0, max: 3 }),
+                advanceMs: fc.oneof(
+                  fc.integer({ min: 0, max: FUNCTION_TIMEOUT_MS }),
+                  fc.integer({ min: FUNCTION_TIMEOUT_MS, max: lease + 2 * skewMs }),
+                  fc.integer({ min: lease - 2 * skewMs, max: 2 * lease }),
+                ),
+              }),
+            ),
+          })
+          .map(stripUndefined),
+      ),
+      advanceMs: fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 90_000 })),
+    })
+    .map(stripUndefined);
+}
+
+const eventSpec = fc
+  .record({
+    account: fc.integer({ min: 0, max: 2 }),
+    amount: fc.integer({ min: 1, max: 999 }),
+    headerId: weighted(0.85),
+    conflictAmount: optional(0.06, fc.integer({ min: 1000, max: 1999 })),
+  })
+  .map(stripUndefined);
+
+/** Every schedule, for both modes. */
+export function scheduleArbitrary(): fc.Arbitrary<Omit<Schedule, 'seed'>> {
+  return fc
+    .record({
+      mode: fc.constantFrom<Mode>('transactional', 'side-effect'),
+      topic: fc.constantFrom(...TOPICS),
+      partitions: fc.integer({ min: 1, max: 4 }),
+      partitionConcurrency: fc.constantFrom(1, 2, 8),
+      ordering: fc.oneof(
+        { weight: 3, arbitrary: fc.constant({ by: 'partition' as const }) },
+        fc.record({ by: fc.constant('key' as const), keyConcurrency: fc.integer({ min: 1, max: 4 }) }),
+      ),
+      events: fc.array(eventSpec, { minLength: 3, maxLength: 14 }),
+      beyondBound: weighted(0.1),
+    })
+    .chain((base) => {
+      const n = base.events.length;
+      const skewMs = base.mode === 'side-effect' && base.beyondBound ? BEYOND_BOUND_SKEW_MS : SKEW_BOUND_MS;
+      return fc
+        .record({
+          // Each event's copies: its first copy, then producer retries (same payload), maybe in another partition.
+          copies: fc.tuple(
+            ...base.events.map((event) =>
+              fc.array(fc.integer({ min: 0, max: base.partitions - 1 }), {
+                minLength: event.conflictAmount === undefined ? 1 : 2,
+                maxLength: 3,
+              }),
+            ),
+          ),
+          malformed: fc.array(
+            fc.record({
+              partition: fc.integer({ min: 0, max: base.partitions - 1 }),
+              variant: fc.constantFrom(...MALFORMED),
+            }),
+            { maxLength: 2 },
+          ),
+          order: fc.array(fc.nat(), { minLength: 3 * n + 2, maxLength: 3 * n + 2 }),
+          seededRows: fc.uniqueArray(
+            fc.record({
+              event: fc.integer({ min: 0, max: n - 1 }),
+              kind: fc.constantFrom<SeededRowKind>(
+                'expired-completed-same-payload',
+                'expired-completed-other-payload',
+                'expired-in-progress',
+                'live-lease',
+              ),
+              expiredAgoSeconds: fc.integer({ min: 3_600, max: 30 * 86_400 }),
+              leaseLeftMs: fc.integer({ min: 1_000, max: 300_000 }),
+            }),
+            { maxLength: 2, selector: (row) => row.event },
+          ),
+          rounds: fc.array(roundPlan(base.mode, skewMs), { minLength: 1, maxLength: 6 }),
+        })
+        .map(({ copies, malformed, order, seededRows, rounds }) => {
+          const records: RecordSpec[] = [];
+          copies.forEach((partitions, event) => {
+            partitions.forEach((partition, copy) => {
+              const conflict = base.events[event]?.conflictAmount !== undefined && copy === 1;
+              records.push({ kind: 'order', event, partition, variant: conflict ? 'conflict' : 'original' });
+            });
+          });
+          for (const { partition, variant } of malformed)
+            records.push({ kind: 'malformed', partition, variant });
+          const shuffled = records
+            .map((record, index) => ({ record, key: order[index] ?? index }))
+            .sort((a, b) => a.key - b.key)
+            .map(({ record }) => record);
+          return { ...base, records: shuffled, seededRows, rounds };
+        });
+    });
+}
+
+/** The schedule of a seed: the same seed always gives the same schedule. */
+export function scheduleFromSeed(seed: number): Schedule {
+  const [drawn] = fc.sample(fc.noBias(scheduleArbitrary()), { seed, numRuns: 1 });
+  if (!drawn) throw new Error(`no schedule drawn for seed ${seed}`);
+  return { seed, ...drawn };
+}
+
+/** A schedule seed: fast-check draws these in the property test, the soak counts them up. */
+export const scheduleSeed = fc.integer({ min: 1, max: 2_147_483_647 });
+
+function optional<T>(probability: number, arbitrary: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
+  return weighted(probability).chain((present) => (present ? arbitrary : fc.constant(undefined)));
+}
+
+/** True with the given probability (fc.double is not uniform over [0, 1): it favours small values). */
+function weighted(probability: number): fc.Arbitrary<boolean> {
+  return fc.integer({ min: 0, max: 9_999 }).map((x) => x < probability * 10_000);
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
