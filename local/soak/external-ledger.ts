@@ -25,6 +25,7 @@ export class ExternalLedger {
   readonly applications: Application[] = [];
   readonly concurrentRuns: ConcurrentRun[] = [];
   readonly #open = new Map<string, Set<Attempt>>();
+  readonly #seen = new Set<string>();
   readonly #sequence: Sequence;
 
   constructor(sequence: Sequence) {
@@ -63,6 +64,9 @@ export class ExternalLedger {
     for (const other of this.#open.get(key) ?? []) {
       // An attempt Lambda has ended (crashed or past its deadline) no longer runs anything.
       if (other === attempt || !other.alive) continue;
+      const pair = `${key}|${[other.id, attempt.id].sort().join('|')}`;
+      if (this.#seen.has(pair)) continue;
+      this.#seen.add(pair);
       this.concurrentRuns.push({
         key,
         attempts: [other.id, attempt.id],

@@ -65,6 +65,7 @@ function failedRun(schedule: Schedule, error: unknown): ScheduleResult {
       extraApplications: 0,
       windowHits: {},
       concurrentRuns: 0,
+      leaseTakeovers: 0,
     },
     trace: [],
   };
@@ -81,6 +82,7 @@ export interface SoakSummary {
   readonly malformedRecords: number;
   readonly invocations: number;
   readonly deliveredRecords: number;
+  readonly leaseTakeovers: Record<Mode, number>;
   /** Kind → count per mode. */
   readonly faults: Record<string, Record<Mode, number>>;
   readonly finalOutcomes: Record<string, number>;
@@ -142,6 +144,16 @@ export function summarize(results: readonly ScheduleResult[]): SoakSummary {
     malformedRecords: sum((r) => r.figures.malformedRecords),
     invocations: sum((r) => r.figures.invocations),
     deliveredRecords: sum((r) => r.figures.deliveredRecords),
+    leaseTakeovers: {
+      transactional: sum(
+        (r) => r.figures.leaseTakeovers,
+        (r) => r.mode === 'transactional',
+      ),
+      'side-effect': sum(
+        (r) => r.figures.leaseTakeovers,
+        (r) => r.mode === 'side-effect',
+      ),
+    },
     faults,
     finalOutcomes,
     sideEffect: {
@@ -210,6 +222,9 @@ export function formatSummary(summary: SoakSummary): string {
     );
   lines.push(`  (crashes, SDK, external and stall faults: ${n(faultTotal)})`);
   lines.push(
+    `lease expiry and takeover: ${n(summary.leaseTakeovers.transactional + summary.leaseTakeovers['side-effect'])} keys taken over once their holder's lease ran out (transactional ${n(summary.leaseTakeovers.transactional)}, side-effect ${n(summary.leaseTakeovers['side-effect'])})`,
+  );
+  lines.push(
     `final outcomes: ${Object.entries(summary.finalOutcomes)
       .sort()
       .map(([status, count]) => `${status} ${n(count)}`)
@@ -238,7 +253,7 @@ export function formatSummary(summary: SoakSummary): string {
   const effectCrashes = se.faults['crash:after-effect'] ?? 0;
   if (effectCrashes > 0) {
     lines.push(
-      `  a crash after the effect, before completion, applies it again: ${n(se.windowHits['crash-after-effect'] ?? 0)} of ${n(effectCrashes)}`,
+      `  crashes right after an external call: ${n(effectCrashes)}; calls they left without a completion (with other partitions' calls in flight at that moment), each applied again: ${n(se.windowHits['crash-after-effect'] ?? 0)}`,
     );
   }
   lines.push(
