@@ -3,9 +3,24 @@
  * size from esbuild's metafile, with the heaviest packages, so a regression names its cause.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { HANDLER_BUNDLE, ORDER_CONSUMER_ENTRY } from '../../lib/bundling.js';
+
+/**
+ * Proposed for lib/bundling.ts: the SDK's default Node.js credential chain swapped for the chain a Lambda
+ * function can use (lambdas/core/lambda-credential-provider.ts). Measured beside the deployed bundle.
+ */
+export const PROPOSED_CREDENTIAL_ALIAS: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': resolve(
+    import.meta.dirname,
+    '..',
+    '..',
+    'lambdas',
+    'core',
+    'lambda-credential-provider.ts',
+  ),
+};
 
 export interface BundleMeasurement {
   readonly file: string;
