@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
-import { maxRecordsInFlight } from '../../../lambdas/core/dynamodb-client-config.js';
+import { dynamoDbClientConfig, maxRecordsInFlight } from '../../../lambdas/core/dynamodb-client-config.js';
 import { ConfigError } from '../../../lambdas/core/errors.js';
 import { orderingKeyOf, parseKeySource } from '../../../lambdas/core/ordering.js';
 import { readOrderConsumerConfig } from '../../../lambdas/order-consumer/config.js';
@@ -98,5 +98,23 @@ describe('ordering and cache variables', () => {
       'KEY_SOURCE and KEY_CONCURRENCY apply only with ORDERING=key',
     ]);
     expect(() => readOrderConsumerConfig({ ...required, KEY_CONCURRENCY: '4' })).toThrow(ConfigError);
+  });
+});
+
+describe('dynamoDbClientConfig', () => {
+  const sockets = (env: Record<string, string>) => {
+    const { requestHandler } = dynamoDbClientConfig(readOrderConsumerConfig({ ...required, ...env }));
+    return (requestHandler as { httpsAgent: { keepAlive: boolean; maxSockets: number } }).httpsAgent;
+  };
+
+  it("keeps connections alive with at least the SDK's 50 sockets", () => {
+    expect(sockets({})).toEqual({ keepAlive: true, maxSockets: 50 });
+  });
+
+  it('gives every record in flight a socket when ORDERING=key needs more', () => {
+    expect(sockets({ ORDERING: 'key', KEY_CONCURRENCY: '32', PARTITION_CONCURRENCY: '4' })).toEqual({
+      keepAlive: true,
+      maxSockets: 128,
+    });
   });
 });
