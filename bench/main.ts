@@ -4,21 +4,28 @@
  * and its peak memory, and writes docs/benchmarks.md and docs/benchmarks.json.
  */
 import { mkdir } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables.js';
 import { analysisOf } from './analysis.js';
-import type { Contender } from './contenders/contender.js';
-import { CONTENDERS } from './contenders/index.js';
+import { ABLATIONS, CONTENDERS } from './contenders/index.js';
 import { describeMachine } from './machine.js';
-import { measureBundle } from './measure/bundle.js';
+import { measureBundle, PROPOSED_CREDENTIAL_ALIAS } from './measure/bundle.js';
+import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './measure/ceiling.js';
 import { measureColdInit } from './measure/cold-init.js';
 import { measurePeakRss } from './measure/peak-rss.js';
-import { type DeliveryMeasurement, runSequence } from './measure/throughput.js';
+import { runSequence } from './measure/throughput.js';
 import { writeReport } from './report.js';
-import { aggregate, type BenchResults, checkTargets } from './results.js';
+import {
+  aggregate,
+  type BenchResults,
+  checkTargets,
+  compareAblation,
+  type RunMeasurement,
+} from './results.js';
 import { buildSequences, orderWorkload, type Sequence } from './scenarios.js';
 
 const projectRoot = resolve(import.meta.dirname, '..');
@@ -33,6 +40,10 @@ const { values: args } = parseArgs({
   },
 });
 const runs = positiveInteger(args.runs, '--runs');
+/** Rounds of DynamoDB Local on its own after the contenders' warm-up, at most (about 4 s each). */
+const MAX_WARM_UP_ROUNDS = 8;
+/** Enough to show each optimisation's effect; fewer than the main runs to keep the bench under 10 minutes. */
+const ablationRuns = Math.min(runs, 2);
 const coldStarts = positiveInteger(args['cold-starts'], '--cold-starts');
 
 // The same quiet, warning-free environment for every contender.
@@ -50,26 +61,44 @@ try {
   await mkdir(workDirectory, { recursive: true });
   const sequences = buildSequences();
 
-  progress('warming up DynamoDB Local and the JIT (not measured)');
+  progress('warming up: every contender once, then DynamoDB Local until its rates settle (not measured)');
   const warmUp = warmUpSequence();
   for (const contender of CONTENDERS) {
     await runSequence(contender, warmUp, { endpoint: dynamoDb.endpoint, runId: 'warm', verify: true });
   }
+  // DynamoDB Local's JIT keeps speeding up for thousands of requests: without this the first run is slower.
+  let previous = await measureCeiling(dynamoDb.endpoint, 300);
+  for (let round = 0; round < MAX_WARM_UP_ROUNDS; round += 1) {
+    const current = await measureCeiling(dynamoDb.endpoint, 300);
+    progress(`warm-up: ${describeCeiling(current)}`);
+    if (settled(previous, current)) break;
+    previous = current;
+  }
 
-  const measurements: DeliveryMeasurement[] = [];
+  const loadBefore = loadavg()[0] ?? 0;
+  const measurements: RunMeasurement[] = [];
+  const ceilings: Ceiling[] = [];
   for (let run = 0; run < runs; run += 1) {
+    // Once per run, so DynamoDB Local's own bounds are measured as warm as the contenders they bound.
+    ceilings.push(await measureCeiling(dynamoDb.endpoint, 400));
+    progress(`run ${run + 1}/${runs} DynamoDB Local alone: ${describeCeiling(ceilings[run] as Ceiling)}`);
     for (const [index, sequence] of sequences.entries()) {
+      // Ablations run beside their baseline, in the first runs only: enough to show the difference.
+      const variants =
+        run < ablationRuns
+          ? ABLATIONS.filter((ablation) => ablation.sequence === sequence.name).map((a) => a.variant)
+          : [];
       // Rotated each run: no contender always follows the same one.
-      for (const contender of rotate(CONTENDERS, run + index)) {
+      for (const contender of rotate([...CONTENDERS, ...variants], run + index)) {
         const measured = await runSequence(contender, sequence, {
           endpoint: dynamoDb.endpoint,
           runId: `r${run}s${index}`,
           // Exactly-once checked on the first run; later runs repeat the same work.
           verify: run === 0,
         });
-        measurements.push(...measured);
+        measurements.push(...measured.map((measurement) => ({ ...measurement, run })));
         progress(
-          `run ${run + 1}/${runs} ${contender.name.padEnd(16)} ${measured
+          `run ${run + 1}/${runs} ${contender.name.padEnd(42)} ${measured
             .map((m) => `${m.scenario} ${((m.records / m.milliseconds) * 1000).toFixed(0)} rec/s`)
             .join(', ')}`,
         );
@@ -77,8 +106,13 @@ try {
     }
   }
 
-  progress('building the handler bundle with the deployed settings');
+  const loadAfter = loadavg()[0] ?? 0;
+
+  progress('building the handler bundle with the deployed settings, and with the proposed alias');
   const bundle = await measureBundle(join(workDirectory, 'bundle'));
+  const proposedBundle = await measureBundle(join(workDirectory, 'bundle-proposed'), {
+    alias: PROPOSED_CREDENTIAL_ALIAS,
+  });
   const handlerEnv = await handlerEnvironment(dynamoDb.endpoint);
   progress(`cold init: ${coldStarts} fresh processes`);
   const coldInit = await measureColdInit(bundle.file, handlerEnv, coldStarts);
@@ -100,10 +134,14 @@ try {
     env: handlerEnv,
   });
 
+  const mainNames = new Set(CONTENDERS.map((contender) => contender.name));
   const results: BenchResults = {
-    scenarios: aggregate(measurements),
+    scenarios: aggregate(measurements.filter((m) => mainNames.has(m.contender))),
+    ablations: ABLATIONS.map((ablation) => compareAblation(measurements, ablation, ablationRuns)),
+    ceiling: medianCeiling(ceilings),
+    loadAverage: { before: loadBefore, after: loadAfter },
     bundle,
-    proposedBundle: undefined,
+    proposedBundle,
     coldInit,
     peakRss,
     runs,
@@ -112,7 +150,7 @@ try {
   await writeReport(args.out, {
     results,
     machine: describeMachine(),
-    settings: `${runs} runs per contender and scenario, ${coldStarts} cold starts`,
+    settings: `${runs} runs per contender and scenario (ablations: ${ablationRuns}), ${coldStarts} cold starts`,
     analysis: analysisOf(results),
   });
   for (const target of checkTargets(results)) {
@@ -121,6 +159,13 @@ try {
   progress(`wrote ${join(args.out, 'benchmarks.md')} and benchmarks.json`);
 } finally {
   await dynamoDb.stop();
+}
+
+/** Transactions at 4 in flight changed by less than 10% from one round to the next. */
+function settled(previous: Ceiling, current: Ceiling): boolean {
+  const before = previous.transactionsPerSecond[4] ?? 0;
+  const now = current.transactionsPerSecond[4] ?? 0;
+  return before > 0 && Math.abs(now - before) / before < 0.1;
 }
 
 /** Small batches through every code path once, so the first measured run is not the JVM's warm-up. */
@@ -173,5 +218,3 @@ function positiveInteger(raw: string, name: string): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1`);
   return value;
 }
-
-export type { Contender };

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONTENDERS } from './contenders/index.js';
 import type { MachineDescription } from './machine.js';
+import { CEILING_CONCURRENCY, type Ceiling } from './measure/ceiling.js';
 import { type BenchResults, checkTargets, type ScenarioResult } from './results.js';
 import { SCENARIO_DESCRIPTIONS, SCENARIO_NAMES } from './scenarios.js';
 
@@ -38,8 +39,8 @@ function toJson(results: BenchResults) {
 
 export function resultsTable(scenarios: readonly ScenarioResult[]): string {
   const lines = [
-    '| scenario | contender | records/s (median) | min–max | requests/record | refused/record | WCU/record | × Powertools |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '| scenario | contender | records/s (median) | min–max | requests/record | refused/record | WCU/record | client CPU µs/record | × Powertools |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of SCENARIO_NAMES) {
     for (const contender of CONTENDERS) {
@@ -49,7 +50,37 @@ export function resultsTable(scenarios: readonly ScenarioResult[]): string {
         `| ${scenario} | ${contender.name} | ${r.recordsPerSecond.median.toFixed(0)} | ` +
           `${r.recordsPerSecond.min.toFixed(0)}–${r.recordsPerSecond.max.toFixed(0)} | ` +
           `${r.requestsPerRecord.toFixed(3)} | ${r.refusedPerRecord.toFixed(3)} | ${r.wcuPerRecord.toFixed(2)} | ` +
-          `${r.ratioToPowertools.toFixed(2)} |`,
+          `${r.cpuMicrosecondsPerRecord.toFixed(0)} | ${r.ratioToPowertools.toFixed(2)} |`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function ceilingTable(ceiling: Ceiling): string {
+  const levels = CEILING_CONCURRENCY.map((n) => `${n} in flight`);
+  return [
+    `| request | ${levels.join(' | ')} |`,
+    `|---|${levels.map(() => '---:').join('|')}|`,
+    `| TransactWriteItems (inbox row + 2 updates), per s | ${CEILING_CONCURRENCY.map((n) => (ceiling.transactionsPerSecond[n] ?? 0).toFixed(0)).join(' | ')} |`,
+    `| UpdateItem (one item), per s | ${CEILING_CONCURRENCY.map((n) => (ceiling.updatesPerSecond[n] ?? 0).toFixed(0)).join(' | ')} |`,
+  ].join('\n');
+}
+
+function ablationTable(ablations: BenchResults['ablations']): string {
+  const lines = [
+    '| scenario | contender | records/s (median) | requests/record | client CPU µs/record | change |',
+    '|---|---|---:|---:|---:|---:|',
+  ];
+  for (const { scenario, baseline, variant } of ablations) {
+    const change = variant.recordsPerSecond.median / baseline.recordsPerSecond.median - 1;
+    for (const [row, note] of [
+      [baseline, 'baseline'],
+      [variant, `${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)}% records/s`],
+    ] as const) {
+      lines.push(
+        `| ${scenario} | ${row.contender} | ${row.recordsPerSecond.median.toFixed(0)} | ` +
+          `${row.requestsPerRecord.toFixed(3)} | ${row.cpuMicrosecondsPerRecord.toFixed(0)} | ${note} |`,
       );
     }
   }
@@ -80,6 +111,22 @@ ${SCENARIO_NAMES.map((name) => `- \`${name}\`: ${SCENARIO_DESCRIPTIONS[name]}.`)
 
 Contenders:
 ${CONTENDERS.map((c) => `- \`${c.name}\`: ${c.description}.`).join('\n')}
+
+Client CPU is this process's CPU time during the invocation divided by its records: the contender's own
+work (decoding, hashing, the SDK's serialising and signing), DynamoDB Local aside.
+
+## What DynamoDB Local itself can do
+
+The same requests with no consumer around them, at 1, 4 and 16 in flight: ${results.ceiling.operations} requests
+per level at the start of each run, median over the runs.
+
+${ceilingTable(results.ceiling)}
+
+## Each optimisation on and off
+
+Measured in the same runs as the table above (the first ${results.ablations[0]?.baseline.recordsPerSecond.samples ?? 0}), beside the contender it changes:
+
+${ablationTable(results.ablations)}
 
 ## Targets
 
@@ -112,6 +159,8 @@ ${analysis}
 
 ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.os}; Node.js ${machine.node};
 ${machine.java}; DynamoDB Local from the npm package amplify-dynamodb-simulator (local/dynamodb-local).
+Load average (1 min) when the measured runs began: ${results.loadAverage.before.toFixed(2)}; when they ended:
+${results.loadAverage.after.toFixed(2)} (anything above 0 is other work sharing the cores).
 DynamoDB Local shares the cores with the contenders and is far slower than DynamoDB, so absolute figures are
 this machine's; the ratios and the request counts are what carry over.
 

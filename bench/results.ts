@@ -1,6 +1,7 @@
 /** Per-scenario figures aggregated over runs, and the targets the issue sets, checked against them. */
 import type { ContenderName } from './contenders/contender.js';
 import type { BundleMeasurement } from './measure/bundle.js';
+import type { Ceiling } from './measure/ceiling.js';
 import type { ColdInitMeasurement } from './measure/cold-init.js';
 import type { PeakRssMeasurement } from './measure/peak-rss.js';
 import { type Spread, spreadOf } from './measure/stats.js';
@@ -9,18 +10,30 @@ import type { ScenarioName } from './scenarios.js';
 
 export interface ScenarioResult {
   readonly scenario: ScenarioName;
-  readonly contender: ContenderName;
+  readonly contender: string;
   readonly recordsPerSecond: Spread;
   readonly requestsPerRecord: number;
   readonly refusedPerRecord: number;
   readonly wcuPerRecord: number;
+  /** Median CPU time of the bench process per record, in microseconds. */
+  readonly cpuMicrosecondsPerRecord: number;
   /** Median records/s over Powertools' median records/s on the same scenario. */
   readonly ratioToPowertools: number;
   readonly byCommandPerRecord: Readonly<Record<string, number>>;
 }
 
+export interface AblationResult {
+  readonly scenario: ScenarioName;
+  readonly baseline: ScenarioResult;
+  readonly variant: ScenarioResult;
+}
+
 export interface BenchResults {
   readonly scenarios: readonly ScenarioResult[];
+  readonly ablations: readonly AblationResult[];
+  readonly ceiling: Ceiling;
+  /** 1-minute load average when the measurements started and when they ended: other work on the machine. */
+  readonly loadAverage: { readonly before: number; readonly after: number };
   readonly bundle: BundleMeasurement;
   /** The same build with the credential alias proposed for lib/bundling.ts, when measured. */
   readonly proposedBundle: BundleMeasurement | undefined;
@@ -28,6 +41,32 @@ export interface BenchResults {
   readonly peakRss: PeakRssMeasurement;
   readonly runs: number;
   readonly wallSeconds: number;
+}
+
+/** A delivery measured in a given run (0-based): ablations compare runs they both took part in. */
+export type RunMeasurement = DeliveryMeasurement & { readonly run: number };
+
+/** The baseline and its variant over the same runs, on the scenario the optimisation shows in. */
+export function compareAblation(
+  measurements: readonly RunMeasurement[],
+  ablation: {
+    readonly baseline: string;
+    readonly variant: { readonly name: string };
+    readonly scenario: string;
+  },
+  runs: number,
+): AblationResult {
+  const inRuns = measurements.filter((m) => m.run < runs && m.scenario === ablation.scenario);
+  const pick = (contender: string) => {
+    const [result] = aggregate(inRuns.filter((m) => m.contender === contender));
+    if (!result) throw new Error(`no ${contender} measurement on ${ablation.scenario}`);
+    return result;
+  };
+  return {
+    scenario: ablation.scenario as ScenarioName,
+    baseline: pick(ablation.baseline),
+    variant: pick(ablation.variant.name),
+  };
 }
 
 export function aggregate(measurements: readonly DeliveryMeasurement[]): ScenarioResult[] {
@@ -47,12 +86,13 @@ export function aggregate(measurements: readonly DeliveryMeasurement[]): Scenari
     }
     return {
       scenario: first.scenario,
-      contender: first.contender as ContenderName,
+      contender: first.contender,
       recordsPerSecond: spreadOf(group.map((m) => (m.records / m.milliseconds) * 1000)),
       // Per record over all runs: requests are deterministic, but retries would show here.
       requestsPerRecord: group.reduce((sum, m) => sum + m.tally.requests, 0) / records,
       refusedPerRecord: group.reduce((sum, m) => sum + m.tally.refused, 0) / records,
       wcuPerRecord: group.reduce((sum, m) => sum + m.tally.wcu, 0) / records,
+      cpuMicrosecondsPerRecord: spreadOf(group.map((m) => (m.cpuMilliseconds * 1000) / m.records)).median,
       byCommandPerRecord: byCommand,
     };
   });

@@ -15,7 +15,7 @@ export const SCENARIO_DESCRIPTIONS: Readonly<Record<ScenarioName, string>> = {
   'new-4p': '2,000 new records over 4 partitions (64 account keys per partition)',
   'redelivery-4p': 'the same 2,000 records delivered again to the same container: all duplicates',
   'dups20-4p': '2,000 records over 4 partitions, 20% of them in-batch copies of an earlier record',
-  'keys-1p': '1,024 new records on one partition, 64 distinct account keys',
+  'keys-1p': '512 new records on one partition, 64 distinct account keys (8 each)',
 };
 
 /** One invocation of a sequence; only deliveries naming a scenario are timed and counted. */
@@ -75,7 +75,7 @@ export function buildSequences(): Sequence[] {
     prefix: 'd',
   });
   const keys = orderWorkload({
-    records: 1_024,
+    records: 512,
     partitions: 1,
     keysPerPartition: 64,
     duplicateShare: 0,

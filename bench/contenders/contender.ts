@@ -25,7 +25,8 @@ export interface Container {
 }
 
 export interface Contender {
-  readonly name: ContenderName;
+  /** A ContenderName for the four compared; a variant's own name for an ablation. */
+  readonly name: string;
   /** One line for the report: what this contender does per record. */
   readonly description: string;
   /** How the container's DynamoDB client is set up (retries, timeouts, connection pool); endpoint aside. */

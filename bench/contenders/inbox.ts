@@ -4,22 +4,25 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.js';
 import type { Effect } from '../../lambdas/core/effect.js';
 import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
 import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
 import { orderPlacedEffect } from '../../lambdas/order-consumer/order-placed.js';
-import type { BenchTables, ContainerDependencies, Contender, ContenderName } from './contender.js';
+import type { BenchTables, ContainerDependencies, Contender } from './contender.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
 export interface InboxContenderOptions {
-  readonly name: ContenderName;
+  readonly name: string;
   readonly description: string;
   /** Variables on top of the required ones, exactly as they would be set on the function. */
   readonly env?: Readonly<Record<string, string>>;
   /** `side-effect` claims a lease, sends the two writes as separate requests, then completes. */
   readonly mode: 'transactional' | 'side-effect';
+  /** Changes to the deployed client settings, for an ablation. */
+  readonly clientOverrides?: (config: DynamoDBClientConfig) => DynamoDBClientConfig;
 }
 
 export const BENCH_CONSUMER = 'bench-consumer';
@@ -36,7 +39,9 @@ export function inboxContender(options: InboxContenderOptions): Contender {
     name: options.name,
     description: options.description,
     // What the Lambda entry (handler.ts) builds for the same variables.
-    clientConfig: dynamoDbClientConfig(configFor({ inbox: '-', app: '-', idempotency: '-' })),
+    clientConfig: (options.clientOverrides ?? ((config) => config))(
+      dynamoDbClientConfig(configFor({ inbox: '-', app: '-', idempotency: '-' })),
+    ),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
       const config = configFor(tables);
       const handler = createHandler({

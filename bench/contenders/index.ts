@@ -2,23 +2,79 @@ import type { Contender } from './contender.js';
 import { inboxContender } from './inbox.js';
 import { powertoolsContender } from './powertools.js';
 
-/** Every contender, in report order; each runs the same deliveries on fresh tables. */
+const inboxTx = {
+  name: 'inbox-tx',
+  description: 'transactional mode: one TransactWriteItems (inbox row + 2 updates) per new record',
+  mode: 'transactional',
+} as const;
+
+const inboxTxPerKey = {
+  name: 'inbox-tx-per-key',
+  description: 'transactional mode, ORDERING=key on the Kafka key: keys of a partition run concurrently',
+  mode: 'transactional',
+  env: { ORDERING: 'key', KEY_SOURCE: 'kafka-key' },
+} as const;
+
+/** Every contender compared, in report order; each runs the same deliveries on fresh tables. */
 export const CONTENDERS: readonly Contender[] = [
-  inboxContender({
-    name: 'inbox-tx',
-    description: 'transactional mode: one TransactWriteItems (inbox row + 2 updates) per new record',
-    mode: 'transactional',
-  }),
-  inboxContender({
-    name: 'inbox-tx-per-key',
-    description: 'transactional mode, ORDERING=key on the Kafka key: keys of a partition run concurrently',
-    mode: 'transactional',
-    env: { ORDERING: 'key', KEY_SOURCE: 'kafka-key' },
-  }),
+  inboxContender(inboxTx),
+  inboxContender(inboxTxPerKey),
   inboxContender({
     name: 'inbox-claim',
     description: 'side-effect mode: claim PutItem, 2 UpdateItem under the lease, fenced complete UpdateItem',
     mode: 'side-effect',
   }),
   powertoolsContender,
+];
+
+/** One optimisation turned off (or pushed further), run beside the contender it changes. */
+export interface Ablation {
+  readonly baseline: string;
+  readonly variant: Contender;
+  /** The sequence it runs on (by name) and the scenario its effect shows in. */
+  readonly sequence: string;
+  readonly scenario: string;
+}
+
+export const ABLATIONS: readonly Ablation[] = [
+  {
+    baseline: 'inbox-tx',
+    variant: inboxContender({
+      ...inboxTx,
+      name: 'inbox-tx without the completed-key cache',
+      description: 'COMPLETED_KEY_CACHE_SIZE=0',
+      env: { COMPLETED_KEY_CACHE_SIZE: '0' },
+    }),
+    sequence: 'new then redelivered',
+    scenario: 'redelivery-4p',
+  },
+  {
+    baseline: 'inbox-tx',
+    variant: inboxContender({
+      ...inboxTx,
+      name: 'inbox-tx without keep-alive',
+      description: 'a new connection per request',
+      clientOverrides: (config) => ({
+        ...config,
+        requestHandler: {
+          ...(config.requestHandler as object),
+          httpAgent: { keepAlive: false },
+          httpsAgent: { keepAlive: false },
+        },
+      }),
+    }),
+    sequence: 'new then redelivered',
+    scenario: 'new-4p',
+  },
+  {
+    baseline: 'inbox-tx-per-key',
+    variant: inboxContender({
+      ...inboxTxPerKey,
+      name: 'inbox-tx-per-key with KEY_CONCURRENCY=64',
+      description: 'every key of the partition in flight',
+      env: { ...inboxTxPerKey.env, KEY_CONCURRENCY: '64' },
+    }),
+    sequence: 'one partition, many keys',
+    scenario: 'keys-1p',
+  },
 ];

@@ -20,6 +20,8 @@ export interface DeliveryMeasurement {
   readonly scenario: ScenarioName;
   readonly records: number;
   readonly milliseconds: number;
+  /** CPU time of this process during the invocation: the contender's own cost, DynamoDB Local aside. */
+  readonly cpuMilliseconds: number;
   readonly tally: RequestTally;
 }
 
@@ -47,16 +49,22 @@ export async function runSequence(
   });
   const counter = new RequestCounter();
   counter.attach(client);
-  const tables = await createBenchTables(client, `${run.runId}-${contender.name}`);
+  // Table names allow letters, digits, '_', '-' and '.'; contender names are prose.
+  const tables = await createBenchTables(
+    client,
+    `${run.runId}-${contender.name.replace(/[^A-Za-z0-9_.-]+/g, '-')}`,
+  );
   try {
     const container = contender.createContainer({ dynamoDb: client, tables });
     const measurements: DeliveryMeasurement[] = [];
     for (const delivery of sequence.deliveries) {
       counter.reset();
       const context = lambdaContext(systemClock, INVOCATION_MS) as unknown as Context;
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       const response = await container.invoke(delivery.event, context);
       const milliseconds = performance.now() - started;
+      const cpu = process.cpuUsage(cpuBefore);
       if (response.batchItemFailures.length > 0) {
         throw new Error(
           `${contender.name} reported ${response.batchItemFailures.length} records on ${delivery.scenario}; ` +
@@ -68,6 +76,7 @@ export async function runSequence(
         scenario: delivery.scenario,
         records: delivery.records,
         milliseconds,
+        cpuMilliseconds: (cpu.user + cpu.system) / 1000,
         tally: counter.tally(),
       });
     }
