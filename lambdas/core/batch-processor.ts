@@ -3,7 +3,7 @@ import type { DecodedPartition, DecodedRecord } from './decode-event.js';
 import { type DedupKeyPolicy, deriveDedupKey } from './dedup-key.js';
 import { type Effect, type EffectPlan, MAX_EFFECT_WRITES } from './effect.js';
 import { EffectRejectedError } from './errors.js';
-import type { InboxEntry, InboxStore } from './inbox-store.js';
+import type { InboxEntry, InboxStore, RowConflict } from './inbox-store.js';
 import { runByKey } from './key-lanes.js';
 import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
 import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
@@ -213,24 +213,9 @@ async function commit(
     case 'committed':
       return outcome(record, 'processed', { dedupKey });
     case 'duplicate':
-      return outcome(record, 'duplicate', {
-        reason: 'completed',
-        detail: `first seen at ${result.existing.source}`,
-        dedupKey,
-      });
     case 'conflict':
-      return quarantine(
-        record,
-        options,
-        'payload-conflict',
-        `event_id first seen at ${result.existing.source} with another payload`,
-      );
     case 'in-flight':
-      return outcome(record, 'in-flight', {
-        reason: 'live-lease',
-        detail: leaseDetail(result.existing.leaseUntilMs),
-        dedupKey,
-      });
+      return rowConflictOutcome(record, result, dedupKey, options);
     case 'business-rejected':
       return quarantine(
         record,
@@ -252,29 +237,7 @@ async function claimAndRun(
   const dedupKey = entry.dedupKey;
   const leaseUntilMs = options.clock.nowMs() + options.remainingTimeMs() + options.leaseMarginMs;
   const claim = await options.store.claim(entry, leaseUntilMs);
-  switch (claim.kind) {
-    case 'duplicate':
-      return outcome(record, 'duplicate', {
-        reason: 'completed',
-        detail: `first seen at ${claim.existing.source}`,
-        dedupKey,
-      });
-    case 'conflict':
-      return quarantine(
-        record,
-        options,
-        'payload-conflict',
-        `event_id first seen at ${claim.existing.source} with another payload`,
-      );
-    case 'in-flight':
-      return outcome(record, 'in-flight', {
-        reason: 'live-lease',
-        detail: leaseDetail(claim.existing.leaseUntilMs),
-        dedupKey,
-      });
-    case 'claimed':
-      break;
-  }
+  if (claim.kind !== 'claimed') return rowConflictOutcome(record, claim, dedupKey, options);
   try {
     await plan.run(claim.lease);
   } catch (error) {
@@ -295,6 +258,36 @@ async function claimAndRun(
   const completed = await options.store.complete(claim.lease);
   // The effect ran; a lost lease means another attempt may run it too: counted, never hidden.
   return outcome(record, 'processed', { dedupKey, leaseLost: completed === 'lease-lost' });
+}
+
+/** The key's row is already there: finished (duplicate or conflict) or leased by another attempt. */
+async function rowConflictOutcome(
+  record: DecodedRecord,
+  conflict: RowConflict,
+  dedupKey: string,
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome> {
+  switch (conflict.kind) {
+    case 'duplicate':
+      return outcome(record, 'duplicate', {
+        reason: 'completed',
+        detail: `first seen at ${conflict.existing.source}`,
+        dedupKey,
+      });
+    case 'conflict':
+      return quarantine(
+        record,
+        options,
+        'payload-conflict',
+        `event_id first seen at ${conflict.existing.source} with another payload`,
+      );
+    case 'in-flight':
+      return outcome(record, 'in-flight', {
+        reason: 'live-lease',
+        detail: leaseDetail(conflict.existing.leaseUntilMs),
+        dedupKey,
+      });
+  }
 }
 
 async function quarantine(
