@@ -162,7 +162,8 @@ ${machine.java}; DynamoDB Local from the npm package amplify-dynamodb-simulator 
 Load average (1 min) when the measured runs began: ${results.loadAverage.before.toFixed(2)}; when they ended:
 ${results.loadAverage.after.toFixed(2)} (anything above 0 is other work sharing the cores).
 DynamoDB Local shares the cores with the contenders and is far slower than DynamoDB, so absolute figures are
-this machine's; the ratios and the request counts are what carry over.
+this machine's. Requests, refusals and client CPU per record carry over to DynamoDB; throughput ratios do not
+(see Analysis: DynamoDB Local's own bounds).
 
 ## Rerun
 
