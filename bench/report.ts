@@ -136,6 +136,8 @@ ${targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'
 
 ## The deployed handler
 
+KB and MB on this page are 1,024 and 1,048,576 bytes.
+
 - Bundle (lib/bundling.ts settings, esbuild metafile): **${kb(bundle.bytes)}** (${bundle.bytes} bytes). Largest parts:
   ${bundle.byPackage
     .slice(0, 8)
@@ -148,7 +150,7 @@ ${targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'
 - Cold init, ${coldInit.importMs.samples} fresh \`node\` processes importing the bundle: median **${coldInit.importMs.median.toFixed(1)} ms**
   (min ${coldInit.importMs.min.toFixed(1)}, max ${coldInit.importMs.max.toFixed(1)}); from process start to a ready handler,
   median ${coldInit.fromProcessStartMs.median.toFixed(1)} ms.
-- Peak RSS, one invocation of ${peakRss.records.toLocaleString('en-US')} new records (${(peakRss.eventBytes / 1024 / 1024).toFixed(2)} MB of event JSON) in a fresh process against DynamoDB Local:
+- Peak RSS, one invocation of ${peakRss.records.toLocaleString('en-US')} new records (${peakRss.eventBytes.toLocaleString('en-US')} bytes, ${(peakRss.eventBytes / 1024 / 1024).toFixed(2)} MB of event JSON) in a fresh process against DynamoDB Local:
   **${peakRss.peakRssMb.toFixed(1)} MB** (${peakRss.afterImportRssMb.toFixed(1)} MB after import; the batch took ${(peakRss.milliseconds / 1000).toFixed(1)} s, ${peakRss.failures} records reported).
 
 ## Analysis
