@@ -13,7 +13,7 @@ import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables
 import { analysisOf } from './analysis.js';
 import { ABLATIONS, CONTENDERS } from './contenders/index.js';
 import { describeMachine } from './machine.js';
-import { measureBundle, PROPOSED_CREDENTIAL_ALIAS } from './measure/bundle.js';
+import { measureBundle } from './measure/bundle.js';
 import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './measure/ceiling.js';
 import { measureColdInit } from './measure/cold-init.js';
 import { measurePeakRss } from './measure/peak-rss.js';
@@ -108,11 +108,12 @@ try {
 
   const loadAfter = loadavg()[0] ?? 0;
 
-  progress('building the handler bundle with the deployed settings, and with the proposed alias');
+  progress("building the handler bundle as deployed, and with the SDK's default credential chain");
   const bundle = await measureBundle(join(workDirectory, 'bundle'));
-  const proposedBundle = await measureBundle(join(workDirectory, 'bundle-proposed'), {
-    alias: PROPOSED_CREDENTIAL_ALIAS,
-  });
+  const defaultCredentialsBundle = await measureBundle(
+    join(workDirectory, 'bundle-sdk-default-credentials'),
+    'sdk-default-credentials',
+  );
   const handlerEnv = await handlerEnvironment(dynamoDb.endpoint);
   progress(`cold init: ${coldStarts} fresh processes`);
   const coldInit = await measureColdInit(bundle.file, handlerEnv, coldStarts);
@@ -142,7 +143,7 @@ try {
     ceiling: medianCeiling(ceilings),
     loadAverage: { before: loadBefore, after: loadAfter },
     bundle,
-    proposedBundle,
+    defaultCredentialsBundle,
     coldInit,
     peakRss,
     runs,

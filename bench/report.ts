@@ -89,7 +89,7 @@ function ablationTable(ablations: BenchResults['ablations']): string {
 
 function toMarkdown({ results, machine, settings, analysis }: ReportInput): string {
   const targets = checkTargets(results);
-  const { bundle, proposedBundle, coldInit, peakRss } = results;
+  const { bundle, defaultCredentialsBundle, coldInit, peakRss } = results;
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   return `# Benchmarks: MSK Inbox against Powertools idempotency
 
@@ -143,8 +143,8 @@ KB and MB on this page are 1,024 and 1,048,576 bytes.
     .slice(0, 8)
     .map((p) => `${p.name} ${kb(p.bytes)}`)
     .join(', ')}.${
-    proposedBundle
-      ? `\n- With the credential alias proposed for lib/bundling.ts (see Analysis): **${kb(proposedBundle.bytes)}** (${proposedBundle.bytes} bytes).`
+    defaultCredentialsBundle
+      ? `\n- The same build with the SDK's default credential chain (see Analysis): ${kb(defaultCredentialsBundle.bytes)} (${defaultCredentialsBundle.bytes} bytes).`
       : ''
   }
 - Cold init, ${coldInit.importMs.samples} fresh \`node\` processes importing the bundle: median **${coldInit.importMs.median.toFixed(1)} ms**

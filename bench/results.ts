@@ -35,8 +35,8 @@ export interface BenchResults {
   /** 1-minute load average when the measurements started and when they ended: other work on the machine. */
   readonly loadAverage: { readonly before: number; readonly after: number };
   readonly bundle: BundleMeasurement;
-  /** The same build with the credential alias proposed for lib/bundling.ts, when measured. */
-  readonly proposedBundle: BundleMeasurement | undefined;
+  /** The same build with the SDK's default Node.js credential chain instead of lib/bundling.ts's alias. */
+  readonly defaultCredentialsBundle: BundleMeasurement | undefined;
   readonly coldInit: ColdInitMeasurement;
   readonly peakRss: PeakRssMeasurement;
   readonly runs: number;

@@ -1,9 +1,10 @@
 /**
  * How the consumer function is bundled, in one place: the CDK construct maps it to NodejsFunction's
- * bundling options and the local demo to esbuild's, so `npm start` runs the very bundle `cdk deploy` ships.
- * Plain data: importing it loads neither aws-cdk-lib nor esbuild.
+ * bundling options and the local runtime and the benchmark to esbuild's, so `npm start` and `npm run bench`
+ * run the very bundle `cdk deploy` ships. Importing it loads neither aws-cdk-lib nor esbuild.
  */
 import { resolve } from 'node:path';
+import type { BuildOptions } from 'esbuild';
 
 const projectRoot = resolve(import.meta.dirname, '..');
 
@@ -20,8 +21,39 @@ export const HANDLER_BUNDLE = {
   sourcemap: true,
   /** The AWS SDK is bundled (not taken from the runtime) so the pinned version is the one that runs. */
   external: [] as string[],
+  /**
+   * The SDK's default Node.js credential chain (SSO, profiles, STS, instance metadata: a third of the
+   * bundle) replaced by the chain a Lambda function can use: environment, then container endpoint.
+   */
+  alias: {
+    '@aws-sdk/credential-provider-node': resolve(
+      projectRoot,
+      'lambdas',
+      'core',
+      'lambda-credential-provider.ts',
+    ),
+  } as Readonly<Record<string, string>>,
   /** Some CommonJS dependencies call require(); give the ESM bundle one. */
   banner:
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   handlerExport: 'handler',
 } as const;
+
+/** esbuild options equal to what NodejsFunction runs for HANDLER_BUNDLE, writing `outfile`. */
+export function handlerBuildOptions(outfile: string, entry = ORDER_CONSUMER_ENTRY): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    target: HANDLER_BUNDLE.target,
+    platform: HANDLER_BUNDLE.platform,
+    format: HANDLER_BUNDLE.format,
+    mainFields: [...HANDLER_BUNDLE.mainFields],
+    minify: HANDLER_BUNDLE.minify,
+    sourcemap: HANDLER_BUNDLE.sourcemap,
+    external: [...HANDLER_BUNDLE.external],
+    alias: { ...HANDLER_BUNDLE.alias },
+    banner: { js: HANDLER_BUNDLE.banner },
+    logLevel: 'error',
+  };
+}

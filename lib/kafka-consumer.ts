@@ -331,6 +331,12 @@ export class KafkaConsumer extends Construct {
         banner: HANDLER_BUNDLE.banner,
         // Nothing external: the AWS SDK in the bundle is the version package-lock.json pins.
         externalModules: [...HANDLER_BUNDLE.external],
+        esbuildArgs: Object.fromEntries(
+          Object.entries(HANDLER_BUNDLE.alias).map(([module, replacement]) => [
+            `--alias:${module}`,
+            replacement,
+          ]),
+        ),
         forceDockerBundling: false,
       },
     });

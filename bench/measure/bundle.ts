@@ -1,26 +1,11 @@
 /**
- * Builds the order consumer exactly as CDK deploys it (lib/bundling.ts: HANDLER_BUNDLE) and reads the
+ * Builds the order consumer exactly as CDK deploys it (lib/bundling.ts: handlerBuildOptions) and reads the
  * size from esbuild's metafile, with the heaviest packages, so a regression names its cause.
  */
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { build } from 'esbuild';
-import { HANDLER_BUNDLE, ORDER_CONSUMER_ENTRY } from '../../lib/bundling.js';
-
-/**
- * Proposed for lib/bundling.ts: the SDK's default Node.js credential chain swapped for the chain a Lambda
- * function can use (lambdas/core/lambda-credential-provider.ts). Measured beside the deployed bundle.
- */
-export const PROPOSED_CREDENTIAL_ALIAS: Readonly<Record<string, string>> = {
-  '@aws-sdk/credential-provider-node': resolve(
-    import.meta.dirname,
-    '..',
-    '..',
-    'lambdas',
-    'core',
-    'lambda-credential-provider.ts',
-  ),
-};
+import { handlerBuildOptions } from '../../lib/bundling.js';
 
 export interface BundleMeasurement {
   readonly file: string;
@@ -32,26 +17,17 @@ export interface BundleMeasurement {
 
 export async function measureBundle(
   outDirectory: string,
-  extra: { readonly alias?: Readonly<Record<string, string>> } = {},
+  variant: 'deployed' | 'sdk-default-credentials' = 'deployed',
 ): Promise<BundleMeasurement> {
   await mkdir(outDirectory, { recursive: true });
   // NodejsFunction names an ESM bundle index.mjs.
   const file = join(outDirectory, 'index.mjs');
+  const options = handlerBuildOptions(file);
   const result = await build({
-    entryPoints: [ORDER_CONSUMER_ENTRY],
-    outfile: file,
-    bundle: true,
-    target: HANDLER_BUNDLE.target,
-    platform: HANDLER_BUNDLE.platform,
-    format: HANDLER_BUNDLE.format,
-    mainFields: [...HANDLER_BUNDLE.mainFields],
-    minify: HANDLER_BUNDLE.minify,
-    sourcemap: HANDLER_BUNDLE.sourcemap,
-    external: [...HANDLER_BUNDLE.external],
-    banner: { js: HANDLER_BUNDLE.banner },
-    alias: extra.alias ? { ...extra.alias } : undefined,
+    ...options,
+    // The ablation: what the bundle weighs with the SDK's default Node.js credential chain.
+    alias: variant === 'deployed' ? options.alias : {},
     metafile: true,
-    logLevel: 'error',
   });
   const output = Object.entries(result.metafile.outputs).find(([path]) => path.endsWith('index.mjs'));
   if (!output) throw new Error('esbuild wrote no index.mjs');

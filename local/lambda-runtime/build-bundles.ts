@@ -4,7 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { HANDLER_BUNDLE, ORDER_CONSUMER_ENTRY } from '../../lib/bundling.js';
+import { HANDLER_BUNDLE, handlerBuildOptions } from '../../lib/bundling.js';
 
 const projectRoot = resolve(import.meta.dirname, '..', '..');
 
@@ -24,20 +24,7 @@ export async function buildBundles(
   const handlerPath = join(outDirectory, 'order-consumer', 'index.mjs');
   const [runtimePath] = await Promise.all([
     buildRuntimeWorker(outDirectory),
-    build({
-      entryPoints: [ORDER_CONSUMER_ENTRY],
-      outfile: handlerPath,
-      bundle: true,
-      target: HANDLER_BUNDLE.target,
-      platform: HANDLER_BUNDLE.platform,
-      format: HANDLER_BUNDLE.format,
-      mainFields: [...HANDLER_BUNDLE.mainFields],
-      minify: HANDLER_BUNDLE.minify,
-      sourcemap: HANDLER_BUNDLE.sourcemap,
-      external: [...HANDLER_BUNDLE.external],
-      banner: { js: HANDLER_BUNDLE.banner },
-      logLevel: 'error',
-    }),
+    build(handlerBuildOptions(handlerPath)),
   ]);
   return { handlerPath, handlerExport: HANDLER_BUNDLE.handlerExport, runtimePath };
 }

@@ -75,13 +75,16 @@ describe('MskInboxStack (sample order consumer)', () => {
     ]);
   });
 
-  it('bundles the real handler with the AWS SDK inside, as ESM with the require banner', () => {
+  it('bundles the real handler with the AWS SDK and the Lambda credential chain inside, as ESM with the require banner', () => {
     const fn = onlyResource(template, 'AWS::Lambda::Function');
     const key = (fn.Properties.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '');
     const code = readFileSync(join(assembly.directory, `asset.${key}`, 'index.mjs'), 'utf8');
     expect(code.startsWith(HANDLER_BUNDLE.banner)).toBe(true);
     expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
     expect(code).toContain('TransactWriteItems');
+    // The credential chain a Lambda function can use (lib/bundling.ts alias), not the SDK's SSO/profile chain.
+    expect(code).toContain('neither AWS_ACCESS_KEY_ID');
+    expect(code).not.toContain('sso_start_url');
     expect(existsSync(join(assembly.directory, `asset.${key}`, 'index.mjs.map'))).toBe(true);
   });
 
