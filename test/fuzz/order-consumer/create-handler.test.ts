@@ -23,8 +23,9 @@ import {
   badEnvelope,
   foreignIdentifiers,
   hashOf,
+  NO_RESPONSE_PROBLEMS,
   recordsOf,
-  unnamedAfterLowestReported,
+  responseProblems,
   validEnvelope,
 } from '../support/malformed-events.js';
 
@@ -169,12 +170,7 @@ describe('order consumer handler under fuzzed events', () => {
           expect(recordsOf(event).some((r) => r.offset === undefined)).toBe(true);
           return;
         }
-        const names = new Set(
-          response.batchItemFailures.map((i) => `${i.itemIdentifier.partition}@${i.itemIdentifier.offset}`),
-        );
-        expect(f.outcomes().filter((o) => isReported(o.status) && !names.has(o.coordinates))).toEqual([]);
-        expect(foreignIdentifiers(event, response)).toEqual([]);
-        expect(unnamedAfterLowestReported(event, response)).toEqual([]);
+        expect(responseProblems(event, response, f.outcomes())).toEqual(NO_RESPONSE_PROBLEMS);
         expect(writesOfReportedRecords(f)).toEqual([]);
       }),
       { numRuns: 120 },

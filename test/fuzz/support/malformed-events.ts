@@ -4,6 +4,7 @@
  * with dashes. Every event goes through JSON, as Lambda delivers it.
  */
 import fc from 'fast-check';
+import { isReported } from '../../../lambdas/core/outcome.js';
 import { signedBytes } from '../../support/kafka-events.js';
 
 export const base64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
@@ -238,6 +239,32 @@ export function unnamedAfterLowestReported(
     }),
   );
 }
+
+type BatchResponse = { batchItemFailures: { itemIdentifier: { partition: string; offset: number } }[] };
+
+/**
+ * What is wrong with a batch response, by rule (all empty when it is right): a reported record it does not
+ * name, an identifier naming no record of the event, a record after a partition's lowest reported offset
+ * it leaves out (Kafka's checkpoint would skip it).
+ */
+export function responseProblems(
+  event: unknown,
+  response: BatchResponse,
+  outcomes: readonly { coordinates: string; status: Parameters<typeof isReported>[0] }[],
+): { unnamedReported: string[]; foreign: string[]; unnamedAfterLowest: string[] } {
+  const named = new Set(
+    response.batchItemFailures.map((f) => `${f.itemIdentifier.partition}@${f.itemIdentifier.offset}`),
+  );
+  return {
+    unnamedReported: outcomes
+      .filter((o) => isReported(o.status) && !named.has(o.coordinates))
+      .map((o) => o.coordinates),
+    foreign: foreignIdentifiers(event, response),
+    unnamedAfterLowest: unnamedAfterLowestReported(event, response),
+  };
+}
+
+export const NO_RESPONSE_PROBLEMS = { unnamedReported: [], foreign: [], unnamedAfterLowest: [] };
 
 /** A stable hash, so a refused row is refused on every try. */
 export function hashOf(text: string): number {
