@@ -1,12 +1,6 @@
-import {
-  CreateTableCommand,
-  DeleteTableCommand,
-  type DynamoDBClient,
-  ScanCommand,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { createAppTable, createInboxTable } from '../../local/dynamodb-local/tables.js';
+import { createAppTable, createInboxTable, createTableKeyedBy } from '../../local/dynamodb-local/tables.js';
 import type { BenchTables } from '../contenders/contender.js';
 
 /** Fresh tables for one sequence, named after it so a failed run is easy to trace. */
@@ -30,16 +24,8 @@ export async function deleteBenchTables(client: DynamoDBClient, tables: BenchTab
 }
 
 /** The table Powertools' DynamoDBPersistenceLayer expects by default: partition key `id` (string). */
-async function createIdempotencyTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-    }),
-  );
-  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+function createIdempotencyTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  return createTableKeyedBy(client, tableName, 'id');
 }
 
 /** Every account balance in the app table (items `account#<id>`). */

@@ -41,12 +41,21 @@ export async function createInboxTable(client: DynamoDBClient, tableName: string
 
 /** A plain table keyed by `pk` (string), like the sample service's app table. */
 export async function createAppTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await createTableKeyedBy(client, tableName, 'pk');
+}
+
+/** An on-demand table with one string partition key and nothing else. */
+export async function createTableKeyedBy(
+  client: DynamoDBClient,
+  tableName: string,
+  keyName: string,
+): Promise<void> {
   await client.send(
     new CreateTableCommand({
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: keyName, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: keyName, KeyType: 'HASH' }],
     }),
   );
   await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
