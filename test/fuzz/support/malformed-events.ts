@@ -4,6 +4,8 @@
  * with dashes. Every event goes through JSON, as Lambda delivers it.
  */
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import { UnreportableRecordError } from '../../../lambdas/core/errors.js';
 import { isReported } from '../../../lambdas/core/outcome.js';
 import { signedBytes } from '../../support/kafka-events.js';
 
@@ -265,6 +267,31 @@ export function responseProblems(
 }
 
 export const NO_RESPONSE_PROBLEMS = { unnamedReported: [], foreign: [], unnamedAfterLowest: [] };
+
+/**
+ * Invokes and returns the response. The one throw allowed for a well-formed envelope: a record that must be
+ * retried has no offset a response could name, so the whole batch fails; then undefined.
+ */
+export async function responseUnlessUnreportable(
+  invoke: (event: unknown) => Promise<BatchResponse>,
+  event: unknown,
+): Promise<BatchResponse | undefined> {
+  try {
+    return await invoke(event);
+  } catch (error) {
+    expect(error).toBeInstanceOf(UnreportableRecordError);
+    expect(recordsOf(event).some((r) => r.offset === undefined)).toBe(true);
+    return undefined;
+  }
+}
+
+/** What the promise rejected with, or undefined when it resolved. */
+export function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+}
 
 /** A stable hash, so a refused row is refused on every try. */
 export function hashOf(text: string): number {
