@@ -11,6 +11,7 @@ import { InboxStoreError } from '../../../lambdas/core/errors.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
+import { trackingEffect } from '../../support/tracking-effect.js';
 
 const transact: Effect = () => ({ kind: 'transact', writes: [] });
 
@@ -59,43 +60,22 @@ describe('processBatch', () => {
   });
 
   it('runs the records of one partition one after another, in offset order', async () => {
-    const started: string[] = [];
-    let running = 0;
-    let maxRunning = 0;
-    const { run } = setup({
-      effect: async ({ dedupKey }) => {
-        started.push(dedupKey);
-        running += 1;
-        maxRunning = Math.max(maxRunning, running);
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        running -= 1;
-        return { kind: 'transact', writes: [] };
-      },
-    });
+    const tracking = trackingEffect(2, ({ dedupKey }) => dedupKey);
+    const { run } = setup({ effect: tracking.effect });
 
     await run([rec(5, 'a'), rec(6, 'b'), rec(7, 'c'), rec(8, 'd')]);
 
-    expect(started).toEqual(['a', 'b', 'c', 'd']);
-    expect(maxRunning).toBe(1);
+    expect(tracking.started).toEqual(['a', 'b', 'c', 'd']);
+    expect(tracking.maxRunning()).toBe(1);
   });
 
   it('runs partitions concurrently but never more than the configured bound', async () => {
-    let running = 0;
-    let maxRunning = 0;
-    const { run } = setup({
-      partitionConcurrency: 2,
-      effect: async () => {
-        running += 1;
-        maxRunning = Math.max(maxRunning, running);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        running -= 1;
-        return { kind: 'transact', writes: [] };
-      },
-    });
+    const tracking = trackingEffect();
+    const { run } = setup({ partitionConcurrency: 2, effect: tracking.effect });
 
     await run([0, 1, 2, 3, 4].map((p) => rec(1, `e${p}`, p)));
 
-    expect(maxRunning).toBe(2);
+    expect(tracking.maxRunning()).toBe(2);
   });
 
   it('does not start the rest of a partition after a reported record, and reports them all', async () => {

@@ -3,12 +3,12 @@ import { type BatchProcessorOptions, processBatch } from '../../../lambdas/core/
 import { toBatchResponse } from '../../../lambdas/core/batch-response.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
-import type { Effect } from '../../../lambdas/core/effect.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
 import type { KeySource } from '../../../lambdas/core/ordering.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
+import { trackingEffect } from '../../support/tracking-effect.js';
 
 const byKafkaKey: KeySource = { from: 'kafka-key' };
 
@@ -39,22 +39,6 @@ const rec = (offset: number, key: string | null, id = `e${offset}`, partition = 
   headers: { event_id: id },
   value: { n: id, account: key },
 });
-
-/** An effect that takes `ms` per record and records when each record starts and how many run at once. */
-function trackingEffect(ms = 5) {
-  const started: string[] = [];
-  let running = 0;
-  let maxRunning = 0;
-  const effect: Effect = async ({ record, dedupKey }) => {
-    started.push(`${record.key?.toString() ?? '-'}:${dedupKey}`);
-    running += 1;
-    maxRunning = Math.max(maxRunning, running);
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    running -= 1;
-    return { kind: 'transact', writes: [] };
-  };
-  return { effect, started, maxRunning: () => maxRunning };
-}
 
 describe('processBatch with ORDERING=key', () => {
   it('runs the records of one key in offset order and different keys of a partition concurrently', async () => {
@@ -107,19 +91,10 @@ describe('processBatch with ORDERING=key', () => {
   });
 
   it('orders by a field of the value with KEY_SOURCE=field:<name>', async () => {
-    const started: string[] = [];
-    let running = 0;
-    let maxRunning = 0;
+    const tracking = trackingEffect(5, ({ dedupKey }) => dedupKey);
     const { run } = setup({
       ordering: { by: 'key', keySource: { from: 'field', field: 'account' }, keyConcurrency: 8 },
-      effect: async ({ dedupKey }) => {
-        started.push(dedupKey);
-        running += 1;
-        maxRunning = Math.max(maxRunning, running);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        running -= 1;
-        return { kind: 'transact', writes: [] };
-      },
+      effect: tracking.effect,
     });
 
     // The Kafka key is the same for all; the account field makes two lanes.
@@ -129,8 +104,8 @@ describe('processBatch with ORDERING=key', () => {
       { offset: 3, key: 'k', headers: { event_id: 'x2' }, value: { account: 'x' } },
     ]);
 
-    expect(maxRunning).toBe(2);
-    expect(started.indexOf('x1')).toBeLessThan(started.indexOf('x2'));
+    expect(tracking.maxRunning()).toBe(2);
+    expect(tracking.started.indexOf('x1')).toBeLessThan(tracking.started.indexOf('x2'));
   });
 
   it('does not start records after a reported one, still runs earlier ones of other keys, and reports every later record', async () => {
