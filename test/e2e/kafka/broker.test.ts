@@ -4,6 +4,7 @@ import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kafka/broker.js';
+import { isAlive } from '../../support/processes.js';
 
 const started: KafkaMockCluster[] = [];
 const strayPids: number[] = [];
@@ -52,15 +53,6 @@ describe('startKafkaMockCluster', () => {
     await expect.poll(() => isAlive(kcatPid), { timeout: 5000 }).toBe(false);
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function accepts(address: string): Promise<boolean> {
   const [host, port] = address.split(':');

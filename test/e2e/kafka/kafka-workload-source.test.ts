@@ -5,6 +5,7 @@ import {
   createKafkaWorkloadSource,
   type KafkaWorkloadSource,
 } from '../../../local/kafka/kafka-workload-source.js';
+import { isAlive } from '../../support/processes.js';
 
 const workloads: KafkaWorkloadSource[] = [];
 const clusters: KafkaMockCluster[] = [];
@@ -55,12 +56,3 @@ describe('createKafkaWorkloadSource', () => {
     expect(isAlive(existing.pid)).toBe(true);
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
