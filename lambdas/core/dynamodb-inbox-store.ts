@@ -107,6 +107,7 @@ export class DynamoDbInboxStore implements InboxStore {
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {
     const nowMs = this.#clock.nowMs();
     const token = randomUUID();
+    const lease: Lease = { dedupKey: entry.dedupKey, token, leaseUntilMs };
     try {
       await this.#client.send(
         new PutCommand({
@@ -120,13 +121,11 @@ export class DynamoDbInboxStore implements InboxStore {
           ...this.#claimCondition(nowMs),
         }),
       );
-      return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
+      return { kind: 'claimed', lease };
     } catch (error) {
       const existing = conditionFailureRow(error);
       // The SDK retried a claim whose first try was applied (its answer was lost): the row is this claim's.
-      if (existing?.leaseOwner === token) {
-        return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
-      }
+      if (existing?.leaseOwner === token) return { kind: 'claimed', lease };
       if (existing) return classifyExistingRow(existing, entry.payloadHash);
       throw storeError('claim', error);
     }
