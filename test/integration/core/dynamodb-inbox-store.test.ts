@@ -1,9 +1,12 @@
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDbInboxStore } from '../../../lambdas/core/dynamodb-inbox-store.js';
 import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
 import { ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { dynamoDbStore, entry } from '../../support/inbox-store.js';
 import { CONSUMER } from '../../support/order-consumer.js';
+import { faultyClient } from '../../support/sdk-faults.js';
 
 describe('DynamoDbInboxStore against DynamoDB Local', () => {
   let tables: TestTables;
@@ -130,6 +133,28 @@ describe('DynamoDbInboxStore against DynamoDB Local', () => {
       expect(await tables.get(tables.appTableName, 'counter')).toBeUndefined();
     });
 
+    it('sends one TransactWriteItems with a fresh idempotency token per commit, so an SDK retry is not applied twice', async () => {
+      const faulty = faultyClient(() => undefined);
+      const store = new DynamoDbInboxStore({
+        client: DynamoDBDocumentClient.from(faulty.client),
+        tableName: tables.inboxTableName,
+        consumer: CONSUMER,
+        ttlSeconds: 604_800,
+        clock,
+      });
+
+      await store.commit(entry('k1'), [effectWrite(tables.appTableName, 'counter')]);
+      await store.commit(entry('k2'), [effectWrite(tables.appTableName, 'counter')]);
+
+      const tokens = faulty.attempts.map((call) => call.input.ClientRequestToken);
+      expect(faulty.attempts.map((call) => call.commandName)).toEqual([
+        'TransactWriteItemsCommand',
+        'TransactWriteItemsCommand',
+      ]);
+      expect(new Set(tokens).size).toBe(2);
+      expect(tokens.every((token) => typeof token === 'string' && token.length > 0)).toBe(true);
+    });
+
     it('commits the inbox row alone with one conditional put when the effect has no writes', async () => {
       const store = dynamoDbStore(tables, clock);
 
@@ -173,6 +198,8 @@ describe('DynamoDbInboxStore against DynamoDB Local', () => {
         quarantined_at: clock.nowMs() - 1_000,
         record: { topic: 'orders', partition: 0, offset: 7, value: 'bm90IGpzb24=', value_truncated: false },
       });
+      // Quarantine rows wait for an operator: no TTL.
+      expect(item).not.toHaveProperty('expires_at');
       expect(JSON.parse(String((item?.record as Record<string, unknown> | undefined)?.headers))).toEqual(
         raw.headers,
       );
