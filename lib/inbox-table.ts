@@ -37,9 +37,9 @@ export interface InboxTableProps {
 }
 
 /**
- * The inbox (ARCHITECTURE.md §2): `pk` string key, TTL on `expires_at`, on-demand, point-in-time recovery,
- * encrypted with the AWS-managed key, retained and deletion-protected by default, and a sparse index
- * listing each consumer's QUARANTINED rows.
+ * The inbox (docs/design.md#the-inbox-item): `pk` string key, TTL on `expires_at`, on-demand,
+ * point-in-time recovery, encrypted with the AWS-managed key, retained and deletion-protected by default,
+ * and a sparse index listing each consumer's QUARANTINED rows.
  */
 export class InboxTable extends Construct {
   public readonly table: dynamodb.Table;

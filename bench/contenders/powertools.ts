@@ -3,8 +3,9 @@
  * for per-record work in a batch: `makeIdempotent` around the record function, `eventKeyJmesPath` on the
  * event id, the Lambda context registered on each invocation (so an in-progress record frees itself when
  * the invocation times out), the dedup window raised to our 7 days. The batch utility rejects Kafka
- * events and runs records in parallel (PEERS.md), so the loop is the one a user writes instead: records of
- * a partition in order, partitions concurrently, the first failure reporting the rest of its partition.
+ * events and runs records in parallel (docs/design.md#peers), so the loop is the one a user writes instead:
+ * records of a partition in order, partitions concurrently, the first failure reporting the rest of its
+ * partition.
  */
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';

@@ -139,7 +139,7 @@ function decodeRecord(partitionKey: string, raw: unknown, index: number): Decode
   });
 }
 
-/** Topic names may contain '-': the partition is after the last one (AWS-FACTS.md). */
+/** Topic names may contain '-': the partition is after the last one (docs/aws-facts.md#the-kafka-event). */
 export function splitPartitionKey(partitionKey: string): { topic: string; partition: number } {
   const dash = partitionKey.lastIndexOf('-');
   const partition = dash < 0 ? Number.NaN : Number(partitionKey.slice(dash + 1));

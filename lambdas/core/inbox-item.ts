@@ -1,5 +1,5 @@
 /**
- * The inbox item layout (ARCHITECTURE.md §2): one table, shared by several consumers.
+ * The inbox item layout (docs/design.md#the-inbox-item): one table, shared by several consumers.
  * Dedup rows are keyed `<consumer>#<dedupKey>`; quarantine rows `<consumer>!quarantine#<topic>-<partition>@<offset>`.
  * Consumer names may not contain `#` or `!`, so the two kinds of key can never collide.
  */

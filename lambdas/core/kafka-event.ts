@@ -1,7 +1,7 @@
 /**
  * The Kafka event Lambda's event source mapping delivers, for MSK and self-managed Kafka, and the
  * partial batch response it honours. Declared here because @types/aws-lambda types key/value as
- * required and has no Kafka batch response (AWS-FACTS.md).
+ * required and has no Kafka batch response (docs/aws-facts.md#the-kafka-event).
  */
 
 /** https://docs.aws.amazon.com/lambda/latest/dg/with-msk.html (event example) */

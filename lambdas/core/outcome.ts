@@ -1,4 +1,4 @@
-/** Every record of a batch ends with exactly one outcome (ARCHITECTURE.md §3). */
+/** Every record of a batch ends with exactly one outcome (docs/design.md#outcomes-of-one-record). */
 export type OutcomeStatus =
   /** Effect applied, inbox row COMPLETED. Acked. */
   | 'processed'

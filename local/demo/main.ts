@@ -4,7 +4,7 @@ import { runDemo } from './run-demo.js';
 import { formatSummary } from './summary.js';
 
 async function main(): Promise<number> {
-  // The pinned SDK warns once per process on Node 20 (TOOLCHAIN.md); the notice is not the demo's news.
+  // The pinned SDK warns once per process on Node 20 (docs/toolchain.md#pinned-versions); the notice is not the demo's news.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   let parsed: ReturnType<typeof parseDemoArgs>;
   try {

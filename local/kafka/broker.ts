@@ -24,7 +24,7 @@ export interface StartKafkaMockClusterOptions {
 const BOOTSTRAP_LINE = /Mock cluster enabled: .*replaced with (\S+)/;
 
 /**
- * Starts librdkafka's mock cluster, a Kafka-protocol broker, hosted by kcat (TOOLCHAIN.md), on loopback ports
+ * Starts librdkafka's mock cluster, a Kafka-protocol broker, hosted by kcat (docs/toolchain.md#kafka-mock-cluster), on loopback ports
  * the mock picks, and resolves with its bootstrap list once it listens.
  *
  * kcat runs as a producer reading our stdin pipe: when this process ends, even by SIGKILL, the pipe closes,

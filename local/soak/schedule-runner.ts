@@ -1001,7 +1001,7 @@ class ScheduleRun {
   }
 }
 
-/** SHA-256 of the value bytes, as the inbox row's `payload_hash` (ARCHITECTURE.md §2). */
+/** SHA-256 of the value bytes, as the inbox row's `payload_hash` (docs/design.md#the-inbox-item). */
 function payloadHash(value: Buffer | null): string {
   return value === null ? 'null' : createHash('sha256').update(value).digest('base64');
 }
