@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
+import { findJavaRuntime } from '../local/dynamodb-local/java-runtime.js';
 
 export interface MachineDescription {
   readonly cpu: string;
@@ -23,7 +23,5 @@ export function describeMachine(): MachineDescription {
 }
 
 function javaVersion(): string {
-  // `java -version` writes to stderr.
-  const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  return result.stderr?.split('\n')[0]?.trim() || 'unknown';
+  return findJavaRuntime()?.description || 'unknown';
 }

@@ -3,16 +3,15 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { CACHE_DIRECTORY } from '../project-paths.js';
 
 const run = promisify(execFile);
 
 /** The npm package that ships the official DynamoDB Local jar (folder package/emulator). */
 export const DYNAMODB_LOCAL_PACKAGE = 'amplify-dynamodb-simulator@2.9.30';
 
-const projectRoot = resolve(import.meta.dirname, '..', '..');
-
 /** Where the jar is cached: an ignored folder, never committed. */
-export const defaultJarDirectory = join(projectRoot, '.cache', 'dynamodb-local');
+export const defaultJarDirectory = join(CACHE_DIRECTORY, 'dynamodb-local');
 
 /**
  * Returns the folder holding DynamoDBLocal.jar, fetching it from the npm registry on first use.

@@ -1,15 +1,29 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { UserError } from '../cli/user-error.js';
+import { type GuardedProcess, spawnGuarded } from '../process/guarded-spawn.js';
 import { ensureDynamoDbLocalJar } from './jar.js';
+import { assertJavaRuntime } from './java-runtime.js';
 
 export interface DynamoDbLocal {
   /** e.g. http://127.0.0.1:41234, for AWS_ENDPOINT_URL_DYNAMODB. */
   readonly endpoint: string;
   readonly port: number;
+  /** The JVM's pid. */
   readonly pid: number;
   stop(): Promise<void>;
 }
+
+/** The port asked for is taken by another program. */
+export class PortInUseError extends UserError {
+  constructor(port: number) {
+    super(`port ${port} is in use: stop the program holding it (lsof -i :${port}) or pick another port`);
+    this.name = 'PortInUseError';
+  }
+}
+
+/** A system property that names, in `ps` output, the process that started this DynamoDB Local. */
+export const OWNER_PROPERTY = 'msk.inbox.owner';
 
 export interface StartDynamoDbLocalOptions {
   /** @default a free loopback port */
@@ -36,13 +50,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts DynamoDB Local in memory on loopback, with telemetry off; resolves once it accepts requests. */
+/**
+ * Starts DynamoDB Local in memory on loopback, with telemetry off; resolves once it accepts requests.
+ * The JVM ends with this process, however this process ends (local/process/exit-with-parent.mjs).
+ */
 export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  assertJavaRuntime();
   const jarDirectory = await ensureDynamoDbLocalJar(options.jarDirectory);
   const port = options.port ?? (await freePort());
-  const child = spawn(
+  const jvm = await spawnGuarded(
     'java',
     [
+      `-D${OWNER_PROPERTY}=${process.pid}`,
       `-Djava.library.path=${join(jarDirectory, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(jarDirectory, 'DynamoDBLocal.jar'),
@@ -52,36 +71,41 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
       String(port),
     ],
     // Without DDB_LOCAL_TELEMETRY=0 it attempts a DNS lookup at start (docs/toolchain.md#dynamodb-local).
-    { env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
   );
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(child, endpoint, options.startTimeoutMs ?? 30_000);
+    await waitUntilReady(jvm, endpoint, port, options.startTimeoutMs ?? 30_000);
   } catch (error) {
-    child.kill('SIGKILL');
+    await jvm.stop();
     throw error;
   }
-  if (child.pid === undefined) throw new Error('DynamoDB Local did not start: no pid');
-  return { endpoint, port, pid: child.pid, stop: () => stopProcess(child) };
+  return { endpoint, port, pid: jvm.pid, stop: () => jvm.stop() };
 }
 
-async function waitUntilReady(child: ChildProcess, endpoint: string, timeoutMs: number): Promise<void> {
+async function waitUntilReady(
+  jvm: GuardedProcess,
+  endpoint: string,
+  port: number,
+  timeoutMs: number,
+): Promise<void> {
+  const { guard } = jvm;
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
+  const collect = (chunk: Buffer) => {
     output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+  };
+  guard.stdout.on('data', collect);
+  guard.stderr.on('data', collect);
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`DynamoDB Local exited with code ${child.exitCode}: ${output.slice(-2000)}`);
+    if (/BindException|Address already in use/.test(output)) throw new PortInUseError(port);
+    if (guard.exitCode !== null) {
+      throw new Error(`DynamoDB Local exited with code ${guard.exitCode}: ${output.slice(-2000)}`);
     }
     if (await answers(endpoint)) {
       // Keep draining its output so a full pipe never blocks the JVM.
-      child.stdout?.resume();
-      child.stderr?.resume();
+      guard.stdout.off('data', collect).resume();
+      guard.stderr.off('data', collect).resume();
       return;
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -91,7 +115,8 @@ async function waitUntilReady(child: ChildProcess, endpoint: string, timeoutMs: 
   );
 }
 
-async function answers(endpoint: string): Promise<boolean> {
+/** Whether anything answers HTTP at this endpoint. */
+export async function answers(endpoint: string): Promise<boolean> {
   try {
     // Any HTTP answer (even 400 for a bare GET) means the server is listening.
     await fetch(endpoint, { signal: AbortSignal.timeout(1000) });
@@ -99,13 +124,4 @@ async function answers(endpoint: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -2,14 +2,10 @@
  * Builds what the local runtime runs: the function bundle, with the very esbuild settings the CDK deploy
  * uses (lib/bundling.ts), and the runtime worker that hosts it. Both land in an ignored folder.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { HANDLER_BUNDLE, handlerBuildOptions } from '../../lib/bundling.js';
-
-const projectRoot = resolve(import.meta.dirname, '..', '..');
-
-/** Git-ignored. */
-export const LOCAL_RUN_DIRECTORY = join(projectRoot, '.local-run');
+import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
 
 export interface BuiltBundles {
   readonly handlerPath: string;
