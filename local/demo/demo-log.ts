@@ -3,10 +3,13 @@
  * cluster started here, or brokers given) read through a kafkajs consumer group. Either way the emulator
  * sees a RecordSource and the workload lands at known coordinates.
  */
+import { UserError } from '../cli/user-error.js';
 import { InMemoryLog } from '../esm/in-memory-log.js';
 import type { ProducedRecord, RecordSource, TopicPartition } from '../esm/record-source.js';
-import { MOCK_CLUSTER_PARTITIONS_PER_TOPIC } from '../kafka/broker.js';
+import { isKcatInstalled, MOCK_CLUSTER_PARTITIONS_PER_TOPIC } from '../kafka/broker.js';
+import { INSTALL_KCAT, KcatNotInstalledError } from '../kafka/errors.js';
 import { createKafkaWorkloadSource } from '../kafka/kafka-workload-source.js';
+import type { DemoOptions } from './demo-options.js';
 
 export type DemoSourceKind = 'memory' | 'kafka';
 
@@ -38,11 +41,6 @@ export async function openDemoLog(
     const source = log.consumer(options.consumerGroup);
     return { source, produced, close: () => source.close() };
   }
-  if (options.kafkaBrokers === undefined && options.partitions !== MOCK_CLUSTER_PARTITIONS_PER_TOPIC) {
-    throw new Error(
-      `the local mock cluster makes every topic with ${MOCK_CLUSTER_PARTITIONS_PER_TOPIC} partitions: drop --partitions or set it to ${MOCK_CLUSTER_PARTITIONS_PER_TOPIC}`,
-    );
-  }
   const kafka = await createKafkaWorkloadSource({
     topic: options.topic,
     groupId: options.consumerGroup,
@@ -50,4 +48,35 @@ export async function openDemoLog(
     ...(options.kafkaBrokers === undefined ? {} : { brokers: options.kafkaBrokers }),
   });
   return { source: kafka.source, produced: kafka.produced, close: () => kafka.stop() };
+}
+
+export interface DemoSourceChoice {
+  readonly kind: DemoSourceKind;
+  /** Why the demo runs without the broker, and how to get it; undefined when it runs as asked. */
+  readonly note?: string;
+}
+
+/**
+ * The source a run uses: the one asked for, else the Kafka broker wherever this machine can host one
+ * (kcat installed, or --brokers given), else the in-memory log, which the summary then says.
+ */
+export function chooseDemoSource(
+  options: Pick<DemoOptions, 'source' | 'kafkaBrokers' | 'partitions'>,
+  kcatInstalled: boolean = isKcatInstalled(),
+): DemoSourceChoice {
+  const external = options.kafkaBrokers !== undefined;
+  if (options.source === 'memory') return { kind: 'memory' };
+  if (options.source === 'kafka' && !external && !kcatInstalled) throw new KcatNotInstalledError();
+  if (options.source === 'kafka' || external || kcatInstalled) {
+    if (!external && options.partitions !== MOCK_CLUSTER_PARTITIONS_PER_TOPIC) {
+      throw new UserError(
+        `the local Kafka broker makes every topic with ${MOCK_CLUSTER_PARTITIONS_PER_TOPIC} partitions: drop --partitions, set it to ${MOCK_CLUSTER_PARTITIONS_PER_TOPIC}, or add --source memory`,
+      );
+    }
+    return { kind: 'kafka' };
+  }
+  return {
+    kind: 'memory',
+    note: `kcat not found, so the in-memory log stands in for the Kafka broker; for the broker: ${INSTALL_KCAT}`,
+  };
 }

@@ -1,5 +1,7 @@
 /** The demo's flags: sizes, rates and ESM settings, each with a default that finishes in well under 2 minutes. */
 import { parseArgs } from 'node:util';
+import { UserError } from '../cli/user-error.js';
+import { parseBrokerList } from '../kafka/kafka-client.js';
 import type { DemoSourceKind } from './demo-log.js';
 
 export interface DemoOptions {
@@ -23,7 +25,8 @@ export interface DemoOptions {
   readonly dynamoDbEndpoint: string | undefined;
   /** POWERTOOLS_LOG_LEVEL for the function. */
   readonly logLevel: string;
-  readonly source: DemoSourceKind;
+  /** Undefined: the Kafka broker where kcat is installed (or --brokers is given), else the in-memory log. */
+  readonly source: DemoSourceKind | undefined;
   /** With `source: 'kafka'`: brokers to use instead of starting the local mock cluster. */
   readonly kafkaBrokers: readonly string[] | undefined;
 }
@@ -46,8 +49,8 @@ export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   seed: 42,
   dynamoDbEndpoint: undefined,
   logLevel: 'WARN',
-  // The trigger is MSK: by default the demo speaks the Kafka protocol end to end.
-  source: 'kafka',
+  // The trigger is MSK: the demo speaks the Kafka protocol end to end wherever this machine can host a broker.
+  source: undefined,
   kafkaBrokers: undefined,
 };
 
@@ -65,7 +68,7 @@ const FLAGS: readonly Flag[] = [
     name: 'source',
     key: 'source',
     kind: 'source',
-    help: 'memory (an in-memory partitioned log) or kafka (a Kafka-protocol broker; needs kcat)',
+    help: 'kafka (a Kafka-protocol broker hosted by kcat, or --brokers) or memory (an in-memory partitioned log)',
   },
   {
     name: 'brokers',
@@ -172,14 +175,16 @@ const FLAGS: readonly Flag[] = [
 ];
 
 const UNSET_DEFAULTS: Partial<Record<keyof DemoOptions, string>> = {
+  source: 'kafka where kcat is installed, else memory',
   pollers: 'one per partition',
   dynamoDbEndpoint: 'start DynamoDB Local',
   kafkaBrokers: 'start the local mock cluster',
 };
 
-export class DemoUsageError extends Error {
-  constructor(message: string) {
-    super(message);
+/** A bad flag or combination; the message names every problem, on one line, and points at --help. */
+export class DemoUsageError extends UserError {
+  constructor(problems: string) {
+    super(`${problems} (npm start -- --help lists every flag)`);
     this.name = 'DemoUsageError';
   }
 }
@@ -203,7 +208,8 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
       },
     });
   } catch (error) {
-    throw new DemoUsageError((error as Error).message);
+    // Node's own message goes on with advice about positionals that does not apply here.
+    throw new DemoUsageError((error as Error).message.split('. ')[0] ?? String(error));
   }
   if (parsed.values.help) return { help: true };
   const options: Record<string, unknown> = { ...DEFAULT_DEMO_OPTIONS };
@@ -216,9 +222,11 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
       continue;
     }
     if (flag.kind === 'list') {
-      options[flag.key] = String(raw)
-        .split(',')
-        .filter((item) => item !== '');
+      try {
+        options[flag.key] = parseBrokerList(String(raw));
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
       continue;
     }
     if (flag.kind === 'source') {
@@ -242,7 +250,7 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
   if (options.source === 'memory' && options.kafkaBrokers !== undefined) {
     problems.push('--brokers names a Kafka cluster: it cannot go with --source memory');
   }
-  if (problems.length > 0) throw new DemoUsageError(problems.join('\n'));
+  if (problems.length > 0) throw new DemoUsageError(problems.join('; '));
   return { help: false, options: options as unknown as DemoOptions };
 }
 
@@ -256,11 +264,13 @@ export function demoHelp(): string {
   return [
     'npm start -- [flags]',
     '',
-    "Produces order events to an in-memory partitioned log, runs them through an emulator of Lambda's Kafka",
-    "event source mapping into the order consumer's deployed bundle, against DynamoDB Local, with crashes",
-    'and duplicates injected; then verifies every balance, order total, quarantine row and commit.',
+    "Produces order events to a Kafka-protocol broker (librdkafka's mock cluster, hosted by kcat; without kcat,",
+    "an in-memory partitioned log), runs them through an emulator of Lambda's Kafka event source mapping into",
+    "the order consumer's deployed bundle, against DynamoDB Local, with crashes and duplicates injected; then",
+    'verifies every balance, order total, quarantine row and commit.',
     '',
     ...lines,
+    `  ${'--verbose'.padEnd(width)}  stack traces with errors (also: DEBUG=1)`,
     `  ${'-h, --help'.padEnd(width)}  this text`,
   ].join('\n');
 }

@@ -5,15 +5,19 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { UserError } from '../cli/user-error.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../dynamodb-local/client.js';
-import { startDynamoDbLocal } from '../dynamodb-local/server.js';
+import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
+import { answers, startDynamoDbLocal } from '../dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../dynamodb-local/tables.js';
 import { type EsmStats, EventSourceMapping } from '../esm/event-source-mapping.js';
 import { FaultPlan } from '../esm/fault-plan.js';
 import { FolderDestination } from '../esm/on-failure-destination.js';
-import { buildBundles, LOCAL_RUN_DIRECTORY } from '../lambda-runtime/build-bundles.js';
+import { anyBrokerAccepts } from '../kafka/kafka-client.js';
+import { buildBundles } from '../lambda-runtime/build-bundles.js';
 import { WorkerFunction } from '../lambda-runtime/worker-function.js';
-import { type DemoLog, openDemoLog } from './demo-log.js';
+import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
+import { chooseDemoSource, type DemoLog, openDemoLog } from './demo-log.js';
 import type { DemoOptions } from './demo-options.js';
 import { FunctionOutput } from './function-output.js';
 import { type Verification, verify } from './verify.js';
@@ -23,8 +27,10 @@ export const DEMO_TOPIC = 'orders';
 export const DEMO_CONSUMER_NAME = 'order-consumer';
 
 export interface DemoIo {
-  /** Progress lines while the run goes. */
+  /** Progress lines while the run goes: each step as it starts. */
   readonly progress?: (line: string) => void;
+  /** The running count, about once a second (a terminal shows it in place). @default progress */
+  readonly status?: (line: string) => void;
   /** Where bundles, logs and the on-failure folder go. @default .local-run/ */
   readonly workDirectory?: string;
   /** Longest wait for the mapping to commit everything. @default 600000 */
@@ -34,6 +40,8 @@ export interface DemoIo {
 export interface DemoResult {
   readonly options: DemoOptions;
   readonly sourceDescription: string;
+  /** Why the run did not use the Kafka broker, and how to get it; undefined when it ran as asked. */
+  readonly sourceNote: string | undefined;
   readonly partitions: number;
   readonly events: number;
   readonly producedRecords: number;
@@ -56,6 +64,20 @@ export interface DemoResult {
 export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<DemoResult> {
   const started = Date.now();
   const progress = io.progress ?? (() => {});
+  const status = io.status ?? progress;
+  // Everything a person can fix is checked before anything starts.
+  const sourceChoice = chooseDemoSource(options);
+  if (options.dynamoDbEndpoint === undefined) assertJavaRuntime();
+  if (options.dynamoDbEndpoint !== undefined && !(await answers(options.dynamoDbEndpoint))) {
+    throw new UserError(
+      `nothing answers at --dynamodb-endpoint ${options.dynamoDbEndpoint}: start DynamoDB Local there, or drop the flag to have one started`,
+    );
+  }
+  if (options.kafkaBrokers !== undefined && !(await anyBrokerAccepts(options.kafkaBrokers))) {
+    throw new UserError(
+      `no broker accepts connections at --brokers ${options.kafkaBrokers.join(',')}: check the addresses, or drop the flag to use the local broker`,
+    );
+  }
   const workDirectory = io.workDirectory ?? LOCAL_RUN_DIRECTORY;
   const destinationPath = join(workDirectory, 'on-failure');
   const functionLogPath = join(workDirectory, 'logs', `${DEMO_CONSUMER_NAME}.log`);
@@ -78,7 +100,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     await Promise.all([createInboxTable(client, inboxTableName), createAppTable(client, appTableName)]);
 
     // A fresh topic per run: an external broker may still hold an earlier run's.
-    const topic = options.source === 'kafka' ? `${DEMO_TOPIC}-${run}` : DEMO_TOPIC;
+    const topic = sourceChoice.kind === 'kafka' ? `${DEMO_TOPIC}-${run}` : DEMO_TOPIC;
     const workload = generateWorkload({
       topic,
       events: options.events,
@@ -87,10 +109,16 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       poisonRate: options.poisonRate,
       seed: options.seed,
     });
-    if (options.source === 'kafka') progress('starting the Kafka broker and producing...');
+    if (sourceChoice.kind === 'kafka') {
+      progress(
+        options.kafkaBrokers === undefined
+          ? 'starting the Kafka broker and producing...'
+          : `producing to the Kafka cluster at ${options.kafkaBrokers.join(',')}...`,
+      );
+    }
     log = await openDemoLog(
       {
-        kind: options.source,
+        kind: sourceChoice.kind,
         topic,
         partitions: options.partitions,
         consumerGroup: DEMO_CONSUMER_NAME,
@@ -139,7 +167,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     const total = workload.records.length;
     const ticker = setInterval(async () => {
       const committed = (await source.progress()).reduce((sum, p) => sum + p.committedOffset, 0);
-      progress(progressLine(Date.now() - processingStarted, committed, total, mapping.stats));
+      status(progressLine(Date.now() - processingStarted, committed, total, mapping.stats));
     }, 1_000);
     try {
       await mapping.start();
@@ -152,7 +180,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     await mapping.stop();
     await log.close();
     log = undefined;
-    progress(progressLine(processingMs, total, total, mapping.stats));
+    status(progressLine(processingMs, total, total, mapping.stats));
     const coldStarts = fn.stats.coldStarts;
     await fn.close();
     fn = undefined;
@@ -171,6 +199,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     return {
       options,
       sourceDescription: source.describe(),
+      sourceNote: sourceChoice.note,
       partitions: finalProgress.length,
       events: options.events,
       producedRecords: total,

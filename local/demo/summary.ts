@@ -1,4 +1,5 @@
 /** The demo's closing report; its last line starts with `verified:` or `mismatch:`. */
+import { displayPath } from '../project-paths.js';
 import type { DemoResult } from './run-demo.js';
 
 export function formatSummary(result: DemoResult): string {
@@ -7,7 +8,10 @@ export function formatSummary(result: DemoResult): string {
   const rate = seconds > 0 ? Math.round(result.producedRecords / seconds) : 0;
   const { esm, verification } = result;
   const rows: [string, string][] = [
-    ['source', `${result.sourceDescription}, ${result.partitions} partitions`],
+    [
+      'source',
+      `${result.sourceDescription}, ${result.partitions} partitions${result.sourceNote === undefined ? '' : ` (${result.sourceNote})`}`,
+    ],
     [
       'events',
       `${result.events} (${result.producedRecords} records: +${result.producerDuplicates} producer duplicates; ${result.poisonRecords} poison)`,
@@ -36,13 +40,13 @@ export function formatSummary(result: DemoResult): string {
       'crashes',
       `${esm.crashes} (faults also: ${esm.duplicateDeliveries} duplicate deliveries, ${esm.overlappingInvocations} fenced overlapping invocations, ${esm.timeouts} timeouts, ${esm.functionErrors} function errors)`,
     ],
-    ['on-failure', `${esm.destinationRecords} records in ${result.destinationPath}`],
+    ['on-failure', `${esm.destinationRecords} records in ${displayPath(result.destinationPath)}`],
     [
       'wall time',
       `${(result.totalMs / 1000).toFixed(1)} s (setup ${(result.setupMs / 1000).toFixed(1)} s, processing ${seconds.toFixed(1)} s)`,
     ],
     ['records/s', `${rate}`],
-    ['function log', result.functionLogPath],
+    ['function log', displayPath(result.functionLogPath)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);

@@ -1,5 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { findOnPath } from '../process/find-on-path.js';
 import { KafkaMockClusterStartError, KcatNotInstalledError } from './errors.js';
+
+/** Whether kcat, the local broker's host program, is on the PATH. */
+export function isKcatInstalled(): boolean {
+  return findOnPath('kcat') !== undefined;
+}
 
 /** librdkafka's mock cluster auto-creates every topic with this many partitions; no other count can be made. */
 export const MOCK_CLUSTER_PARTITIONS_PER_TOPIC = 4;

@@ -1,4 +1,9 @@
-/** Base class of the local Kafka tooling's errors: catch this to handle any of them. */
+import { UserError } from '../cli/user-error.js';
+
+/** How to get the local broker's host program, for every message that needs it. */
+export const INSTALL_KCAT = 'apt-get install kcat (Debian, Ubuntu) or brew install kcat (macOS)';
+
+/** Base class of the local Kafka tooling's failures (a missing kcat is a UserError instead). */
 export class LocalKafkaError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -6,13 +11,10 @@ export class LocalKafkaError extends Error {
   }
 }
 
-/** kcat, which hosts librdkafka's mock cluster, is not on the PATH. */
-export class KcatNotInstalledError extends LocalKafkaError {
+/** kcat, which hosts librdkafka's mock cluster, is not on the PATH: a person installs it. */
+export class KcatNotInstalledError extends UserError {
   constructor(options?: ErrorOptions) {
-    super(
-      'kcat is not installed: run `apt-get install -y kcat` (.ci/run does it on a fresh machine)',
-      options,
-    );
+    super(`kcat is not installed (it hosts the local Kafka broker): ${INSTALL_KCAT}`, options);
     this.name = 'KcatNotInstalledError';
   }
 }

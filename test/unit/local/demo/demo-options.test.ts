@@ -35,25 +35,43 @@ describe('parseDemoArgs', () => {
     });
   });
 
-  it('names every bad value at once when several are wrong', () => {
+  it('names every bad value at once, on one line, when several are wrong', () => {
     let message = '';
     try {
       parseDemoArgs(['--crash-rate', '2', '--batch-size', '20000', '--source', 'sqs']);
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message.split('\n')).toEqual([
+    expect(message).not.toContain('\n');
+    expect(message.split('; ')).toEqual([
       expect.stringMatching(/^--source sqs/),
       expect.stringMatching(/^--crash-rate 2/),
       expect.stringMatching(/^--batch-size 20000/),
     ]);
+    expect(message).toMatch(/\(npm start -- --help lists every flag\)$/);
   });
 
-  it('goes through the Kafka broker by default and refuses brokers with the in-memory log', () => {
-    expect(DEFAULT_DEMO_OPTIONS.source).toBe('kafka');
+  it('leaves the source to the machine by default and refuses brokers with the in-memory log', () => {
+    expect(DEFAULT_DEMO_OPTIONS.source).toBeUndefined();
     expect(() => parseDemoArgs(['--source', 'memory', '--brokers', 'a:9092'])).toThrow(
       /cannot go with --source memory/,
     );
+  });
+
+  it('rejects a --brokers value without a usable port, naming the expected form', () => {
+    for (const value of ['a', 'a:', 'a:0', 'a:70000', 'a:9092,b']) {
+      expect(() => parseDemoArgs(['--brokers', value])).toThrow(/--brokers expects host:port/);
+    }
+    expect(parseDemoArgs(['--brokers', ' a:9092 , [::1]:9093 '])).toMatchObject({
+      options: { kafkaBrokers: ['a:9092', '[::1]:9093'] },
+    });
+  });
+
+  it('describes the default source truthfully in --help', () => {
+    expect(demoHelp()).toMatch(
+      /--source memory\|kafka .*\(default: kafka where kcat is installed, else memory\)/,
+    );
+    expect(demoHelp()).toMatch(/Kafka-protocol broker .*hosted by kcat; without kcat,/);
   });
 
   it('rejects an unknown flag with a usage error', () => {
