@@ -4,6 +4,7 @@ import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kafka/broker.js';
+import { skipBrokerTests } from '../../support/broker.js';
 import { isAlive } from '../../support/processes.js';
 
 const started: KafkaMockCluster[] = [];
@@ -14,7 +15,7 @@ afterAll(async () => {
   for (const pid of strayPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
 });
 
-describe('startKafkaMockCluster', () => {
+describe.skipIf(skipBrokerTests)('startKafkaMockCluster', () => {
   it('listens on one loopback port per broker when started with 3 brokers', async () => {
     const cluster = await startKafkaMockCluster({ brokers: 3 });
     started.push(cluster);

@@ -18,6 +18,7 @@ import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kaf
 import { createKafkaClient } from '../../../local/kafka/kafka-client.js';
 import { KafkaRecordSink } from '../../../local/kafka/kafka-record-sink.js';
 import { KafkaRecordSource } from '../../../local/kafka/kafka-record-source.js';
+import { skipBrokerTests } from '../../support/broker.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { CONSUMER_NAME, orderConsumerFunction } from './fixtures/order-consumer-function.js';
 
@@ -30,6 +31,7 @@ let admin: Admin;
 const mappings: EventSourceMapping[] = [];
 
 beforeAll(async () => {
+  if (skipBrokerTests) return;
   cluster = await startKafkaMockCluster({ brokers: 3 });
   const kafka = createKafkaClient({ brokers: cluster.brokers });
   sink = new KafkaRecordSink(kafka);
@@ -89,7 +91,7 @@ function newTopic(): string {
 }
 
 // Concurrent: each test has its own topic, group and tables; a group join alone takes the mock 3 s.
-describe.concurrent('the ESM emulator over the Kafka record source', () => {
+describe.skipIf(skipBrokerTests).concurrent('the ESM emulator over the Kafka record source', () => {
   let tables: TestTables;
 
   beforeAll(async () => {

@@ -8,12 +8,14 @@ import {
   KafkaRecordSource,
   type KafkaRecordSourceOptions,
 } from '../../../local/kafka/kafka-record-source.js';
+import { skipBrokerTests } from '../../support/broker.js';
 
 let cluster: KafkaMockCluster;
 let sink: KafkaRecordSink;
 const sources: KafkaRecordSource[] = [];
 
 beforeAll(async () => {
+  if (skipBrokerTests) return;
   cluster = await startKafkaMockCluster({ brokers: 3 });
   sink = new KafkaRecordSink(createKafkaClient({ brokers: cluster.brokers }));
 });
@@ -82,7 +84,7 @@ const offsets = (records: readonly SourceRecord[]) => records.map((record) => re
 const values = (records: readonly SourceRecord[]) => records.map((record) => record.value?.toString());
 
 // Concurrent: each test has its own topic and group, and most of a test's time is the mock's 3 s group join.
-describe.concurrent('KafkaRecordSource through the mock cluster', () => {
+describe.skipIf(skipBrokerTests).concurrent('KafkaRecordSource through the mock cluster', () => {
   it('returns each record at the offset the sink reported, with its key, value, headers and timestamp, when produced through the sink', async ({
     expect,
   }) => {

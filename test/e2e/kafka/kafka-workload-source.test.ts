@@ -5,6 +5,7 @@ import {
   createKafkaWorkloadSource,
   type KafkaWorkloadSource,
 } from '../../../local/kafka/kafka-workload-source.js';
+import { skipBrokerTests } from '../../support/broker.js';
 import { isAlive } from '../../support/processes.js';
 
 const workloads: KafkaWorkloadSource[] = [];
@@ -24,7 +25,7 @@ function orders(topic: string, count: number): ProducedRecord[] {
   }));
 }
 
-describe('createKafkaWorkloadSource', () => {
+describe.skipIf(skipBrokerTests)('createKafkaWorkloadSource', () => {
   it('starts a local cluster, writes the workload and names the source by its broker when no brokers are given', async () => {
     const workload = await createKafkaWorkloadSource({ topic: 'orders', records: orders('orders', 50) });
     workloads.push(workload);

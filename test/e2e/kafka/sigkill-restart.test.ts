@@ -11,6 +11,7 @@ import { topicPartitionKey } from '../../../local/esm/record-source.js';
 import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kafka/broker.js';
 import { createKafkaClient } from '../../../local/kafka/kafka-client.js';
 import { KafkaRecordSink } from '../../../local/kafka/kafka-record-sink.js';
+import { skipBrokerTests } from '../../support/broker.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import type { EmulatorLine, EmulatorRun } from './fixtures/emulator-process.js';
 import { CONSUMER_NAME } from './fixtures/order-consumer-function.js';
@@ -20,6 +21,7 @@ let cluster: KafkaMockCluster;
 let admin: Admin;
 
 beforeAll(async () => {
+  if (skipBrokerTests) return;
   cluster = await startKafkaMockCluster({ brokers: 3 });
   admin = createKafkaClient({ brokers: cluster.brokers }).admin();
   await admin.connect();
@@ -90,7 +92,7 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): 
 const sumCommitted = (progress: readonly PartitionProgress[]) =>
   progress.reduce((sum, partition) => sum + partition.committedOffset, 0);
 
-describe('the emulator process over Kafka, killed with SIGKILL and restarted', () => {
+describe.skipIf(skipBrokerTests)('the emulator process over Kafka, killed with SIGKILL and restarted', () => {
   let tables: TestTables;
   let workload: Workload;
   let poison: (TopicPartition & { offset: number })[];
