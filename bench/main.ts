@@ -6,10 +6,12 @@
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseFlags, positiveIntegerFlag } from '../local/cli/parse-flags.js';
+import { runCli } from '../local/cli/run-cli.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables.js';
+import { CACHE_DIRECTORY, displayPath, PROJECT_ROOT } from '../local/project-paths.js';
 import { analysisOf } from './analysis.js';
 import { ABLATIONS, CONTENDERS } from './contenders/index.js';
 import { describeMachine } from './machine.js';
@@ -28,140 +30,156 @@ import {
 } from './results.js';
 import { buildSequences, orderWorkload, type Sequence } from './scenarios.js';
 
-const projectRoot = resolve(import.meta.dirname, '..');
-/** Git-ignored scratch space: bundles, the big event file. */
-const workDirectory = join(projectRoot, '.cache', 'bench');
-
-const { values: args } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '5' },
-    'cold-starts': { type: 'string', default: '20' },
-    out: { type: 'string', default: join(projectRoot, 'docs') },
-  },
-});
-const runs = positiveInteger(args.runs, '--runs');
 /** Rounds of DynamoDB Local on its own after the contenders' warm-up, at most (about 4 s each). */
 const MAX_WARM_UP_ROUNDS = 8;
-/** Enough to show each optimisation's effect; fewer than the main runs to keep the bench under 10 minutes. */
-const ablationRuns = Math.min(runs, 2);
-const coldStarts = positiveInteger(args['cold-starts'], '--cold-starts');
+const USAGE =
+  'npm run bench -- [--runs N (default 5)] [--cold-starts N (default 20)] [--out DIR (default docs)]';
 
-// The same quiet, warning-free environment for every contender.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+/** Git-ignored scratch space: bundles, the big event file. */
+const workDirectory = join(CACHE_DIRECTORY, 'bench');
 
-const startedMs = performance.now();
-const progress = (message: string) =>
-  console.log(`[${((performance.now() - startedMs) / 1000).toFixed(0).padStart(4)} s] ${message}`);
-
-progress('starting DynamoDB Local');
-const dynamoDb = await startDynamoDbLocal();
-try {
-  await mkdir(workDirectory, { recursive: true });
-  const sequences = buildSequences();
-
-  progress('warming up: every contender once, then DynamoDB Local until its rates settle (not measured)');
-  const warmUp = warmUpSequence();
-  for (const contender of CONTENDERS) {
-    await runSequence(contender, warmUp, { endpoint: dynamoDb.endpoint, runId: 'warm', verify: true });
-  }
-  // DynamoDB Local's JIT keeps speeding up for thousands of requests: without this the first run is slower.
-  let previous = await measureCeiling(dynamoDb.endpoint, 300);
-  for (let round = 0; round < MAX_WARM_UP_ROUNDS; round += 1) {
-    const current = await measureCeiling(dynamoDb.endpoint, 300);
-    progress(`warm-up: ${describeCeiling(current)}`);
-    if (settled(previous, current)) break;
-    previous = current;
-  }
-
-  const loadBefore = loadavg()[0] ?? 0;
-  const measurements: RunMeasurement[] = [];
-  const ceilings: Ceiling[] = [];
-  for (let run = 0; run < runs; run += 1) {
-    // Once per run, so DynamoDB Local's own bounds are measured as warm as the contenders they bound.
-    ceilings.push(await measureCeiling(dynamoDb.endpoint, 400));
-    progress(`run ${run + 1}/${runs} DynamoDB Local alone: ${describeCeiling(ceilings[run] as Ceiling)}`);
-    for (const [index, sequence] of sequences.entries()) {
-      // Ablations run beside their baseline, in the first runs only: enough to show the difference.
-      const variants =
-        run < ablationRuns
-          ? ABLATIONS.filter((ablation) => ablation.sequence === sequence.name).map((a) => a.variant)
-          : [];
-      // Rotated each run: no contender always follows the same one.
-      for (const contender of rotate([...CONTENDERS, ...variants], run + index)) {
-        const measured = await runSequence(contender, sequence, {
-          endpoint: dynamoDb.endpoint,
-          runId: `r${run}s${index}`,
-          // Exactly-once checked on the first run; later runs repeat the same work.
-          verify: run === 0,
-        });
-        measurements.push(...measured.map((measurement) => ({ ...measurement, run })));
-        progress(
-          `run ${run + 1}/${runs} ${contender.name.padEnd(42)} ${measured
-            .map((m) => `${m.scenario} ${((m.records / m.milliseconds) * 1000).toFixed(0)} rec/s`)
-            .join(', ')}`,
-        );
-      }
+runCli({
+  name: 'npm run bench',
+  async run(argv) {
+    const args = parseFlags(
+      argv,
+      {
+        runs: { type: 'string' },
+        'cold-starts': { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      `usage: ${USAGE}`,
+    );
+    if (args.help) {
+      console.log(USAGE);
+      return 0;
     }
-  }
+    const out = typeof args.out === 'string' ? resolve(args.out) : join(PROJECT_ROOT, 'docs');
+    const runs = positiveIntegerFlag('runs', args.runs as string | undefined, 5);
+    /** Enough to show each optimisation's effect; fewer than the main runs to keep the bench under 10 minutes. */
+    const ablationRuns = Math.min(runs, 2);
+    const coldStarts = positiveIntegerFlag('cold-starts', args['cold-starts'] as string | undefined, 20);
 
-  const loadAfter = loadavg()[0] ?? 0;
+    // The same quiet, warning-free environment for every contender.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
-  progress("building the handler bundle as deployed, and with the SDK's default credential chain");
-  const bundle = await measureBundle(join(workDirectory, 'bundle'));
-  const defaultCredentialsBundle = await measureBundle(
-    join(workDirectory, 'bundle-sdk-default-credentials'),
-    'sdk-default-credentials',
-  );
-  const handlerEnv = await handlerEnvironment(dynamoDb.endpoint);
-  progress(`cold init: ${coldStarts} fresh processes`);
-  const coldInit = await measureColdInit(bundle.file, handlerEnv, coldStarts);
-  progress('peak RSS: 10,000 records, about 6 MB, in a fresh process');
-  const rssWorkload = orderWorkload({
-    records: 10_000,
-    partitions: 4,
-    keysPerPartition: 256,
-    duplicateShare: 0,
-    seed: 4,
-    prefix: 'm',
-    // About 6 MB of event JSON, just under the 6 MB (6,291,456 bytes) one invocation carries.
-    noteBytes: 195,
-  });
-  const peakRss = await measurePeakRss({
-    bundleFile: bundle.file,
-    eventFile: join(workDirectory, 'rss-event.json'),
-    event: rssWorkload.event,
-    records: rssWorkload.records,
-    env: handlerEnv,
-  });
+    const startedMs = performance.now();
+    const progress = (message: string) =>
+      console.log(`[${((performance.now() - startedMs) / 1000).toFixed(0).padStart(4)} s] ${message}`);
 
-  const mainNames = new Set(CONTENDERS.map((contender) => contender.name));
-  const results: BenchResults = {
-    scenarios: aggregate(measurements.filter((m) => mainNames.has(m.contender))),
-    ablations: ABLATIONS.map((ablation) => compareAblation(measurements, ablation, ablationRuns)),
-    ceiling: medianCeiling(ceilings),
-    loadAverage: { before: loadBefore, after: loadAfter },
-    bundle,
-    defaultCredentialsBundle,
-    coldInit,
-    peakRss,
-    runs,
-    wallSeconds: (performance.now() - startedMs) / 1000,
-  };
-  await writeReport(args.out, {
-    results,
-    machine: describeMachine(),
-    settings: `${runs} runs per contender and scenario (ablations: ${ablationRuns}), ${coldStarts} cold starts`,
-    analysis: analysisOf(results),
-  });
-  for (const target of checkTargets(results)) {
-    progress(`${target.met ? 'met   ' : 'MISSED'} ${target.target}: ${target.measured}`);
-  }
-  progress(`wrote ${join(args.out, 'benchmarks.md')} and benchmarks.json`);
-} finally {
-  await dynamoDb.stop();
-}
+    progress('starting DynamoDB Local');
+    const dynamoDb = await startDynamoDbLocal();
+    try {
+      await mkdir(workDirectory, { recursive: true });
+      const sequences = buildSequences();
+
+      progress('warming up: every contender once, then DynamoDB Local until its rates settle (not measured)');
+      const warmUp = warmUpSequence();
+      for (const contender of CONTENDERS) {
+        await runSequence(contender, warmUp, { endpoint: dynamoDb.endpoint, runId: 'warm', verify: true });
+      }
+      // DynamoDB Local's JIT keeps speeding up for thousands of requests: without this the first run is slower.
+      let previous = await measureCeiling(dynamoDb.endpoint, 300);
+      for (let round = 0; round < MAX_WARM_UP_ROUNDS; round += 1) {
+        const current = await measureCeiling(dynamoDb.endpoint, 300);
+        progress(`warm-up: ${describeCeiling(current)}`);
+        if (settled(previous, current)) break;
+        previous = current;
+      }
+
+      const loadBefore = loadavg()[0] ?? 0;
+      const measurements: RunMeasurement[] = [];
+      const ceilings: Ceiling[] = [];
+      for (let run = 0; run < runs; run += 1) {
+        // Once per run, so DynamoDB Local's own bounds are measured as warm as the contenders they bound.
+        ceilings.push(await measureCeiling(dynamoDb.endpoint, 400));
+        progress(`run ${run + 1}/${runs} DynamoDB Local alone: ${describeCeiling(ceilings[run] as Ceiling)}`);
+        for (const [index, sequence] of sequences.entries()) {
+          // Ablations run beside their baseline, in the first runs only: enough to show the difference.
+          const variants =
+            run < ablationRuns
+              ? ABLATIONS.filter((ablation) => ablation.sequence === sequence.name).map((a) => a.variant)
+              : [];
+          // Rotated each run: no contender always follows the same one.
+          for (const contender of rotate([...CONTENDERS, ...variants], run + index)) {
+            const measured = await runSequence(contender, sequence, {
+              endpoint: dynamoDb.endpoint,
+              runId: `r${run}s${index}`,
+              // Exactly-once checked on the first run; later runs repeat the same work.
+              verify: run === 0,
+            });
+            measurements.push(...measured.map((measurement) => ({ ...measurement, run })));
+            progress(
+              `run ${run + 1}/${runs} ${contender.name.padEnd(42)} ${measured
+                .map((m) => `${m.scenario} ${((m.records / m.milliseconds) * 1000).toFixed(0)} rec/s`)
+                .join(', ')}`,
+            );
+          }
+        }
+      }
+
+      const loadAfter = loadavg()[0] ?? 0;
+
+      progress("building the handler bundle as deployed, and with the SDK's default credential chain");
+      const bundle = await measureBundle(join(workDirectory, 'bundle'));
+      const defaultCredentialsBundle = await measureBundle(
+        join(workDirectory, 'bundle-sdk-default-credentials'),
+        'sdk-default-credentials',
+      );
+      const handlerEnv = await handlerEnvironment(dynamoDb.endpoint);
+      progress(`cold init: ${coldStarts} fresh processes`);
+      const coldInit = await measureColdInit(bundle.file, handlerEnv, coldStarts);
+      progress('peak RSS: 10,000 records, about 6 MB, in a fresh process');
+      const rssWorkload = orderWorkload({
+        records: 10_000,
+        partitions: 4,
+        keysPerPartition: 256,
+        duplicateShare: 0,
+        seed: 4,
+        prefix: 'm',
+        // About 6 MB of event JSON, just under the 6 MB (6,291,456 bytes) one invocation carries.
+        noteBytes: 195,
+      });
+      const peakRss = await measurePeakRss({
+        bundleFile: bundle.file,
+        eventFile: join(workDirectory, 'rss-event.json'),
+        event: rssWorkload.event,
+        records: rssWorkload.records,
+        env: handlerEnv,
+      });
+
+      const mainNames = new Set(CONTENDERS.map((contender) => contender.name));
+      const results: BenchResults = {
+        scenarios: aggregate(measurements.filter((m) => mainNames.has(m.contender))),
+        ablations: ABLATIONS.map((ablation) => compareAblation(measurements, ablation, ablationRuns)),
+        ceiling: medianCeiling(ceilings),
+        loadAverage: { before: loadBefore, after: loadAfter },
+        bundle,
+        defaultCredentialsBundle,
+        coldInit,
+        peakRss,
+        runs,
+        wallSeconds: (performance.now() - startedMs) / 1000,
+      };
+      await writeReport(out, {
+        results,
+        machine: describeMachine(),
+        settings: `${runs} runs per contender and scenario (ablations: ${ablationRuns}), ${coldStarts} cold starts`,
+        analysis: analysisOf(results),
+      });
+      for (const target of checkTargets(results)) {
+        progress(`${target.met ? 'met   ' : 'MISSED'} ${target.target}: ${target.measured}`);
+      }
+      progress(`wrote ${displayPath(join(out, 'benchmarks.md'))} and benchmarks.json`);
+    } finally {
+      await dynamoDb.stop();
+    }
+    return 0;
+  },
+});
 
 /** Transactions at 4 in flight changed by less than 10% from one round to the next. */
 function settled(previous: Ceiling, current: Ceiling): boolean {
@@ -213,10 +231,4 @@ async function handlerEnvironment(endpoint: string): Promise<Record<string, stri
 function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = by % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
-}
-
-function positiveInteger(raw: string, name: string): number {
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a whole number >= 1`);
-  return value;
 }

@@ -1,5 +1,5 @@
 /** The demo's flags: sizes, rates and ESM settings, each with a default that finishes in well under 2 minutes. */
-import { parseArgs } from 'node:util';
+import { parseFlags } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import { parseBrokerList } from '../kafka/kafka-client.js';
 import type { DemoSourceKind } from './demo-log.js';
@@ -181,10 +181,12 @@ const UNSET_DEFAULTS: Partial<Record<keyof DemoOptions, string>> = {
   kafkaBrokers: 'start the local mock cluster',
 };
 
-/** A bad flag or combination; the message names every problem, on one line, and points at --help. */
+const HELP_HINT = 'npm start -- --help lists every flag';
+
+/** A bad value or combination; the message names every problem, on one line, and points at --help. */
 export class DemoUsageError extends UserError {
   constructor(problems: string) {
-    super(`${problems} (npm start -- --help lists every flag)`);
+    super(`${problems} (${HELP_HINT})`);
     this.name = 'DemoUsageError';
   }
 }
@@ -194,28 +196,21 @@ export type ParsedDemoArgs =
   | { readonly help: false; readonly options: DemoOptions };
 
 export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(
-          FLAGS.map((flag) => [flag.name, { type: flag.kind === 'boolean' ? 'boolean' : 'string' }]),
-        ),
-      },
-    });
-  } catch (error) {
-    // Node's own message goes on with advice about positionals that does not apply here.
-    throw new DemoUsageError((error as Error).message.split('. ')[0] ?? String(error));
-  }
-  if (parsed.values.help) return { help: true };
+  const values = parseFlags(
+    argv,
+    {
+      help: { type: 'boolean', short: 'h' },
+      ...Object.fromEntries(
+        FLAGS.map((flag) => [flag.name, { type: flag.kind === 'boolean' ? 'boolean' : 'string' }]),
+      ),
+    },
+    HELP_HINT,
+  );
+  if (values.help) return { help: true };
   const options: Record<string, unknown> = { ...DEFAULT_DEMO_OPTIONS };
   const problems: string[] = [];
   for (const flag of FLAGS) {
-    const raw = parsed.values[flag.name];
+    const raw = values[flag.name];
     if (raw === undefined) continue;
     if (flag.kind === 'boolean' || flag.kind === 'string') {
       options[flag.key] = raw;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { UserError } from '../../../../local/cli/user-error.js';
 import {
   DEFAULT_DEMO_OPTIONS,
   DemoUsageError,
@@ -74,8 +75,11 @@ describe('parseDemoArgs', () => {
     expect(demoHelp()).toMatch(/Kafka-protocol broker .*hosted by kcat; without kcat,/);
   });
 
-  it('rejects an unknown flag with a usage error', () => {
-    expect(() => parseDemoArgs(['--nope'])).toThrow(DemoUsageError);
+  it('rejects an unknown flag with a one-line usage error pointing at --help', () => {
+    expect(() => parseDemoArgs(['--nope'])).toThrow(UserError);
+    expect(() => parseDemoArgs(['--nope'])).toThrow(
+      /^Unknown option '--nope' \(npm start -- --help lists every flag\)$/,
+    );
   });
 
   it('asks for help when given --help, and the help lists every flag', () => {
