@@ -50,6 +50,7 @@ describe('parseDemoArgs', () => {
       expect.stringMatching(/^--batch-size 20000/),
     ]);
     expect(message).toMatch(/\(npm start -- --help lists every flag\)$/);
+    expect(() => parseDemoArgs(['--events', 'x'])).toThrow(DemoUsageError);
   });
 
   it('leaves the source to the machine by default and refuses brokers with the in-memory log', () => {
