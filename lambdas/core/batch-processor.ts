@@ -2,11 +2,13 @@ import type { Clock } from './clock.js';
 import type { DecodedPartition, DecodedRecord } from './decode-event.js';
 import { type DedupKeyPolicy, deriveDedupKey } from './dedup-key.js';
 import { type Effect, type EffectPlan, MAX_EFFECT_WRITES } from './effect.js';
-import { EffectRejectedError } from './errors.js';
+import { EffectRejectedError, InboxStoreError } from './errors.js';
 import type { InboxEntry, InboxStore, RowConflict } from './inbox-store.js';
 import { runByKey } from './key-lanes.js';
 import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
 import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
+import { quarantineKeyOf } from './quarantine-row.js';
+import { MAX_REJECTIONS_WITHOUT_SUCCESS } from './store-failure.js';
 
 export interface BatchProcessorOptions {
   readonly store: InboxStore;
@@ -40,6 +42,16 @@ interface FirstCopy {
   readonly outcome: Promise<RecordOutcome>;
 }
 
+/** What one invocation learns as it goes. */
+interface BatchState {
+  /** Copies of one key within the batch are resolved once: later copies wait for the first. */
+  readonly firstCopies: Map<string, FirstCopy>;
+  /** Records whose effect was applied in this invocation. */
+  applied: number;
+  /** DynamoDB's content refusals quarantined in this invocation, by message. */
+  readonly rejections: Map<string, number>;
+}
+
 /**
  * Runs one batch: partitions concurrently (bounded), each partition's records in offset order. After a
  * partition's first reported record the rest are not started and are all reported, so Lambda's checkpoint
@@ -49,8 +61,7 @@ export async function processBatch(
   partitions: readonly DecodedPartition[],
   options: BatchProcessorOptions,
 ): Promise<RecordOutcome[]> {
-  // Copies of one key within the batch are resolved once: later copies wait for the first.
-  const firstCopies = new Map<string, FirstCopy>();
+  const state: BatchState = { firstCopies: new Map(), applied: 0, rejections: new Map() };
   const ordering = options.ordering;
   const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) =>
     ordering?.by === 'key'
@@ -59,12 +70,12 @@ export async function processBatch(
           (record) => orderingKeyOf(record, ordering.keySource),
           ordering.keyConcurrency,
           {
-            run: (record) => processRecord(record, options, firstCopies),
+            run: (record) => processRecord(record, options, state),
             notStarted: (record, status, reason, detail) => outcome(record, status, { reason, detail }),
             deadlineNear: () => options.remainingTimeMs() < options.deadlineMarginMs,
           },
         )
-      : processPartition(partition, options, firstCopies),
+      : processPartition(partition, options, state),
   );
   return perPartition.flat();
 }
@@ -72,7 +83,7 @@ export async function processBatch(
 async function processPartition(
   partition: DecodedPartition,
   options: BatchProcessorOptions,
-  firstCopies: Map<string, FirstCopy>,
+  state: BatchState,
 ): Promise<RecordOutcome[]> {
   const outcomes: RecordOutcome[] = [];
   let notStarted: { status: OutcomeStatus; detail: string } | undefined;
@@ -86,7 +97,7 @@ async function processPartition(
       outcomes.push(outcome(record, 'deferred', { reason: 'deadline', detail: notStarted.detail }));
       continue;
     }
-    const result = await processRecord(record, options, firstCopies);
+    const result = await processRecord(record, options, state);
     outcomes.push(result);
     if (isReported(result.status)) {
       notStarted = { status: 'blocked', detail: `${result.coordinates} was reported` };
@@ -98,8 +109,19 @@ async function processPartition(
 async function processRecord(
   record: DecodedRecord,
   options: BatchProcessorOptions,
-  firstCopies: Map<string, FirstCopy>,
+  state: BatchState,
 ): Promise<RecordOutcome> {
+  const result = await settleRecord(record, options, state);
+  if (result.status === 'processed') state.applied += 1;
+  return result;
+}
+
+async function settleRecord(
+  record: DecodedRecord,
+  options: BatchProcessorOptions,
+  state: BatchState,
+): Promise<RecordOutcome> {
+  const { firstCopies } = state;
   try {
     if (record.problem !== undefined) return await quarantine(record, options, 'undecodable', record.problem);
     const skipReason = options.skipRecord?.(record);
@@ -122,21 +144,28 @@ async function processRecord(
         outcome: pending,
       });
       // Resolved whatever happens, so later copies never wait forever.
-      const result = await applyOnce(record, key.key, options).catch((error: unknown) =>
+      const result = await applyOnce(record, key.key, options, state).catch((error: unknown) =>
         failed(record, error),
       );
       resolveOutcome(result);
       return result;
     }
-    return await applyOnce(record, key.key, options);
+    return await applyOnce(record, key.key, options, state);
   } catch (error) {
     return failed(record, error);
   }
 }
 
-/** Every record ends in an outcome: an unexpected error is a retryable failure, never a lost record. */
+/**
+ * Every record ends in an outcome: an unexpected error is a retryable failure, never a lost record. A
+ * systemic store failure (store-failure.ts) is named so, for the logs and the alarm.
+ */
 function failed(record: DecodedRecord, error: unknown): RecordOutcome {
-  return outcome(record, 'failed', { reason: errorName(error), detail: errorMessage(error) });
+  const systemic = error instanceof InboxStoreError && error.failureClass === 'systemic';
+  return outcome(record, 'failed', {
+    reason: systemic ? 'systemic-store-error' : errorName(error),
+    detail: errorMessage(error),
+  });
 }
 
 /** A later copy of a key seen earlier in this batch; undefined means: process it on its own. */
@@ -176,6 +205,7 @@ async function applyOnce(
   record: DecodedRecord,
   dedupKey: string,
   options: BatchProcessorOptions,
+  state: BatchState,
 ): Promise<RecordOutcome> {
   const plan = await options.effect({ record, dedupKey });
   const entry: InboxEntry = {
@@ -189,7 +219,7 @@ async function applyOnce(
     case 'reject':
       return quarantine(record, options, plan.reason, plan.message);
     case 'transact':
-      return commit(record, entry, plan, options);
+      return commit(record, entry, plan, options, state);
     case 'call':
       return claimAndRun(record, entry, plan, options);
   }
@@ -200,6 +230,7 @@ async function commit(
   entry: InboxEntry,
   plan: Extract<EffectPlan, { kind: 'transact' }>,
   options: BatchProcessorOptions,
+  state: BatchState,
 ): Promise<RecordOutcome> {
   if (plan.writes.length > MAX_EFFECT_WRITES) {
     return outcome(record, 'failed', {
@@ -225,7 +256,31 @@ async function commit(
       );
     case 'transient':
       return outcome(record, 'failed', { reason: 'transaction-conflict', detail: result.message, dedupKey });
+    case 'rejected':
+      return rejectedByStore(record, result.message, options, state);
   }
+}
+
+/**
+ * DynamoDB refused what this record put in the request: quarantined, unless this invocation has applied
+ * nothing and already quarantined this very refusal MAX_REJECTIONS_WITHOUT_SUCCESS times. Then it looks
+ * like every record fails the same way (a systemic fault), and the record is reported instead.
+ */
+async function rejectedByStore(
+  record: DecodedRecord,
+  message: string,
+  options: BatchProcessorOptions,
+  state: BatchState,
+): Promise<RecordOutcome> {
+  const seen = state.rejections.get(message) ?? 0;
+  if (state.applied === 0 && seen >= MAX_REJECTIONS_WITHOUT_SUCCESS) {
+    return outcome(record, 'failed', {
+      reason: 'systemic-store-error',
+      detail: `${message} (refused for ${seen + 1} records in a row, none applied)`,
+    });
+  }
+  state.rejections.set(message, seen + 1);
+  return quarantine(record, options, 'dynamodb-rejected', message);
 }
 
 async function claimAndRun(
@@ -296,8 +351,9 @@ async function quarantine(
   reason: string,
   message: string,
 ): Promise<RecordOutcome> {
+  const quarantineKey = quarantineKeyOf(record);
   const written = await options.store.quarantine({
-    coordinates: record.coordinates,
+    coordinates: quarantineKey,
     reason,
     message,
     record: record.raw,
@@ -305,6 +361,7 @@ async function quarantine(
   return outcome(record, 'quarantined', {
     reason,
     detail: written === 'already-quarantined' ? `${message} (quarantined earlier)` : message,
+    quarantineKey,
   });
 }
 

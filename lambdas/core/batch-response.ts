@@ -10,24 +10,32 @@ import { isReported, type RecordOutcome } from './outcome.js';
  * Lambda commits a partition up to its lowest reported offset and redelivers every record after it, so
  * every later record of that partition is reported too, even one already finished (with per-key
  * ordering, other keys may have run past the failure): its redelivery is deduplicated.
+ *
+ * `outcomes` come partition by partition, each in the order the records were delivered (offset order).
+ * A record without a usable offset cannot be named; it comes back all the same when a record delivered
+ * before it is reported, so the response names the nearest earlier record with an offset (finished or
+ * not: its redelivery is deduplicated). Only when no such record exists must the whole invocation fail.
  */
 export function toBatchResponse(outcomes: readonly RecordOutcome[]): KafkaBatchResponse {
   const lowestReported = new Map<string, number>();
+  const lastOffset = new Map<string, number>();
   for (const outcome of outcomes) {
-    if (!isReported(outcome.status)) continue;
-    if (outcome.offset === undefined) {
-      throw new UnreportableRecordError(
-        `${outcome.coordinates} must be retried (${outcome.reason ?? outcome.status}) but has no offset to report`,
-      );
+    const { partitionKey } = outcome;
+    if (isReported(outcome.status)) {
+      const from = outcome.offset ?? lastOffset.get(partitionKey);
+      if (from === undefined) {
+        throw new UnreportableRecordError(
+          `${outcome.coordinates} must be retried (${outcome.reason ?? outcome.status}) but neither it nor any record before it has an offset to report`,
+        );
+      }
+      const lowest = lowestReported.get(partitionKey);
+      if (lowest === undefined || from < lowest) lowestReported.set(partitionKey, from);
     }
-    const lowest = lowestReported.get(outcome.partitionKey);
-    if (lowest === undefined || outcome.offset < lowest)
-      lowestReported.set(outcome.partitionKey, outcome.offset);
+    if (outcome.offset !== undefined) lastOffset.set(partitionKey, outcome.offset);
   }
   const batchItemFailures = [];
   for (const outcome of outcomes) {
     const from = lowestReported.get(outcome.partitionKey);
-    // A finished record without an offset cannot be named; it lies past the commit point and comes back anyway.
     if (from === undefined || outcome.offset === undefined || outcome.offset < from) continue;
     batchItemFailures.push({ itemIdentifier: { partition: outcome.partitionKey, offset: outcome.offset } });
   }

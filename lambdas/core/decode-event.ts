@@ -10,15 +10,21 @@ export type JsonParseResult =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly error: string };
 
-/** The record as it came, kept for quarantine rows (key, value and headers stay in their wire form). */
+/**
+ * The record as it came, kept for quarantine rows: key, value and headers stay in their wire form, and
+ * whatever a producer or a broken envelope put there is kept as it is (quarantine-row.ts bounds it).
+ */
 export interface RawRecordView {
   readonly topic: string;
   readonly partition: number;
   readonly offset: number | null;
+  /** The offset field as it came, when it was not a usable number. */
+  readonly offsetAsSent?: unknown;
   readonly timestamp: number | null;
-  readonly timestampType: string | null;
-  readonly key: string | null;
-  readonly value: string | null;
+  readonly timestampType: unknown;
+  /** Base64 text from Lambda; anything else when the record is malformed. */
+  readonly key: unknown;
+  readonly value: unknown;
   readonly headers: unknown;
 }
 
@@ -105,7 +111,7 @@ function decodeRecord(partitionKey: string, raw: unknown, index: number): Decode
   if (!isObject(raw)) problems.push(`record is ${describe(raw)}, not an object`);
 
   const offset = isNonNegativeInteger(record.offset) ? record.offset : undefined;
-  if (offset === undefined) problems.push(`offset ${describe(record.offset)} is not a non-negative integer`);
+  if (offset === undefined) problems.push(`offset is ${describe(record.offset)}, not a non-negative integer`);
   const topic = typeof record.topic === 'string' && record.topic !== '' ? record.topic : fromKey.topic;
   const partition = isNonNegativeInteger(record.partition) ? record.partition : fromKey.partition;
   const timestamp =
@@ -129,10 +135,11 @@ function decodeRecord(partitionKey: string, raw: unknown, index: number): Decode
       topic,
       partition,
       offset: offset ?? null,
+      ...(offset === undefined ? { offsetAsSent: record.offset ?? null } : {}),
       timestamp: timestamp ?? null,
-      timestampType: typeof record.timestampType === 'string' ? record.timestampType : null,
-      key: typeof record.key === 'string' ? record.key : null,
-      value: typeof record.value === 'string' ? record.value : null,
+      timestampType: record.timestampType ?? null,
+      key: record.key ?? null,
+      value: record.value ?? null,
       headers: record.headers ?? null,
     },
     problem: problems.length > 0 ? problems.join('; ') : undefined,
@@ -147,8 +154,6 @@ export function splitPartitionKey(partitionKey: string): { topic: string; partit
   return { topic: partitionKey.slice(0, dash), partition };
 }
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 function decodeBase64Field(name: string, field: unknown, problems: string[]): Buffer | null {
   if (field === undefined || field === null) return null;
   if (typeof field !== 'string') {
@@ -156,7 +161,7 @@ function decodeBase64Field(name: string, field: unknown, problems: string[]): Bu
     return null;
   }
   // Buffer.from(..., 'base64') silently skips bad characters; a corrupt payload must not pass as data.
-  if (!BASE64.test(field)) {
+  if (!isBase64(field)) {
     problems.push(`${name} is not valid base64`);
     return null;
   }
@@ -170,20 +175,21 @@ function decodeHeaders(field: unknown, problems: string[]): KafkaHeader[] {
     return [];
   }
   const headers: KafkaHeader[] = [];
-  for (const entry of field) {
+  field.forEach((entry, index) => {
     if (!isObject(entry)) {
-      problems.push(`header entry is ${describe(entry)}, not an object`);
-      continue;
+      problems.push(`header ${index} is ${describe(entry)}, not an object`);
+      return;
     }
     for (const [name, bytes] of Object.entries(entry)) {
       // Header bytes arrive as signed Java bytes (-128..127); Buffer.from wraps them to 0..255.
       if (!Array.isArray(bytes) || !bytes.every((b) => Number.isInteger(b) && b >= -128 && b <= 255)) {
-        problems.push(`header "${name}" is not an array of bytes`);
+        // The header's name is the producer's text: the problem names its position only.
+        problems.push(`header ${index} is not an array of bytes`);
         continue;
       }
       headers.push({ name, value: Buffer.from(bytes as number[]) });
     }
-  }
+  });
   return headers;
 }
 
@@ -193,15 +199,58 @@ function inOffsetOrder(records: DecodedRecord[]): DecodedRecord[] {
   return [...records].sort((a, b) => (a.offset as number) - (b.offset as number));
 }
 
+/** The standard alphabet (RFC 4648 §4) as a lookup table: one pass, no regular expression. */
+const BASE64_ALPHABET = new Uint8Array(128);
+for (const char of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') {
+  BASE64_ALPHABET[char.charCodeAt(0)] = 1;
+}
+const PAD = '='.charCodeAt(0);
+
+/**
+ * Canonical padded base64, checked in one pass whatever the length: a regular expression with a
+ * repeated group overflows V8's stack on values of a few MB.
+ */
+export function isBase64(text: string): boolean {
+  if (text.length % 4 !== 0) return false;
+  let padding = 0;
+  if (text.length > 0 && text.charCodeAt(text.length - 1) === PAD) padding += 1;
+  if (text.length > 1 && text.charCodeAt(text.length - 2) === PAD) padding += 1;
+  const end = text.length - padding;
+  for (let index = 0; index < end; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 128 || BASE64_ALPHABET[code] === 0) return false;
+  }
+  return true;
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function parseJson(value: Buffer | null): JsonParseResult {
   if (value === null) return { ok: false, error: 'value is null' };
+  let text: string;
   try {
-    return { ok: true, value: JSON.parse(utf8.decode(value)) };
-  } catch (error) {
-    return { ok: false, error: `value is not UTF-8 JSON: ${(error as Error).message}` };
+    text = utf8.decode(value);
+  } catch {
+    return { ok: false, error: 'value is not UTF-8' };
   }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: `value is not JSON${jsonErrorPosition(error)}` };
+  }
+}
+
+/**
+ * Where JSON.parse stopped, and nothing else: its messages quote the payload ("Unexpected token 'x',
+ * "card 4111..." is not valid JSON"), and payload bytes never go to logs.
+ */
+function jsonErrorPosition(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const position = /at position (\d+)/.exec(message)?.[1];
+  if (position !== undefined) return ` (error at character ${position})`;
+  if (/end of JSON input/.test(message)) return ' (it ends early)';
+  if (/^Unexpected token/.test(message)) return ' (an unexpected character)';
+  return '';
 }
 
 /** Decodes bytes as strict UTF-8, or undefined when they are not. */
@@ -226,9 +275,12 @@ function isNonNegativeInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
+/** A value's kind, never its content: these descriptions go to logs. */
 function describe(value: unknown): string {
   if (value === undefined) return 'missing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
+  if (typeof value === 'string') return `a string of ${value.length} characters`;
+  if (typeof value === 'number') return Number.isFinite(value) ? 'a number' : 'a non-finite number';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

@@ -1,4 +1,5 @@
 import { type DecodedRecord, decodeUtf8 } from './decode-event.js';
+import { quarantineKeyOf } from './quarantine-row.js';
 
 export interface DedupKeyPolicy {
   /** Header holding the producer-assigned id (UTF-8). @default 'event_id' */
@@ -56,11 +57,8 @@ export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): D
     }
   }
   if (policy.fallback === 'coordinates' && record.offset !== undefined) {
-    return {
-      ok: true,
-      key: `kafka:${record.topic}-${record.partition}@${record.offset}`,
-      from: 'coordinates',
-    };
+    // The same bounded, collision-free form a quarantine row's key takes.
+    return { ok: true, key: `kafka:${quarantineKeyOf(record)}`, from: 'coordinates' };
   }
   return {
     ok: false,
@@ -69,7 +67,12 @@ export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): D
   };
 }
 
+/** The same rules wherever the key comes from: well-formed Unicode, at most MAX_DEDUP_KEY_BYTES. */
 function checked(key: string, from: 'header' | 'field', where: string): DedupKeyResult {
+  // A lone surrogate would be stored as U+FFFD, so two different ids could collapse into one key.
+  if (!key.isWellFormed()) {
+    return { ok: false, reason: 'invalid-event-id', message: `${where} is not well-formed Unicode` };
+  }
   if (Buffer.byteLength(key, 'utf8') > MAX_DEDUP_KEY_BYTES) {
     return {
       ok: false,

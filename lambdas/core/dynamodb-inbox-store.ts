@@ -8,16 +8,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { boundedString } from './bounded-text.js';
 import type { Clock } from './clock.js';
 import type { EffectWrite, Lease } from './effect.js';
 import { InboxStoreError } from './errors.js';
-import {
-  INBOX_ATTRIBUTES as A,
-  dedupRowKey,
-  INBOX_STATUS,
-  type InboxStatus,
-  quarantineRowKey,
-} from './inbox-item.js';
+import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS, type InboxStatus } from './inbox-item.js';
 import {
   type ClaimResult,
   type CommitResult,
@@ -27,6 +22,8 @@ import {
   type InboxStore,
   type QuarantineEntry,
 } from './inbox-store.js';
+import { QUARANTINE_LIMITS, quarantineItem } from './quarantine-row.js';
+import { classifyStoreFailure, validationReason } from './store-failure.js';
 
 export interface DynamoDbInboxStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -52,11 +49,6 @@ const CLAIMABLE_NAMES = {
   '#status': A.status,
   '#leaseUntil': A.leaseUntil,
 };
-
-/** Quarantine rows stay well under DynamoDB's 400 KB item limit. */
-const MAX_QUARANTINED_VALUE_CHARS = 300_000;
-const MAX_QUARANTINED_FIELD_CHARS = 32_000;
-const MAX_ERROR_CHARS = 2_000;
 
 /** The one place that talks to DynamoDB: maps SDK errors and failed conditions to inbox outcomes. */
 export class DynamoDbInboxStore implements InboxStore {
@@ -100,6 +92,7 @@ export class DynamoDbInboxStore implements InboxStore {
       if (existing) return classifyExistingRow(existing, entry.payloadHash);
       if (isNamed(error, 'TransactionCanceledException'))
         return cancellationOutcome(error, entry.payloadHash);
+      if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: messageOf(error) };
       throw storeError('commit', error);
     }
   }
@@ -186,34 +179,12 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 
   async quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'> {
-    const nowMs = this.#clock.nowMs();
-    const { record } = entry;
-    const valueTruncated = (record.value?.length ?? 0) > MAX_QUARANTINED_VALUE_CHARS;
     try {
       await this.#client.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: {
-            [A.pk]: quarantineRowKey(this.#consumer, entry.coordinates),
-            [A.status]: INBOX_STATUS.quarantined,
-            [A.reason]: entry.reason,
-            [A.error]: truncate(entry.message, MAX_ERROR_CHARS),
-            [A.quarantineConsumer]: this.#consumer,
-            [A.quarantinedAt]: nowMs,
-            [A.record]: {
-              topic: record.topic,
-              partition: record.partition,
-              offset: record.offset,
-              timestamp: record.timestamp,
-              timestampType: record.timestampType,
-              key: record.key === null ? null : truncate(record.key, MAX_QUARANTINED_FIELD_CHARS),
-              value: record.value === null ? null : truncate(record.value, MAX_QUARANTINED_VALUE_CHARS),
-              value_truncated: valueTruncated,
-              value_chars: record.value?.length ?? 0,
-              // As JSON text: malformed headers may hold anything, and must still be kept.
-              headers: truncate(JSON.stringify(record.headers) ?? 'null', MAX_QUARANTINED_FIELD_CHARS),
-            },
-          },
+          // Bounded field by field: it fits whatever the record (quarantine-row.ts).
+          Item: quarantineItem(this.#consumer, entry, this.#clock.nowMs()),
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': A.pk },
         }),
@@ -231,7 +202,8 @@ export class DynamoDbInboxStore implements InboxStore {
       // TTL is epoch seconds.
       [A.expiresAt]: Math.floor(nowMs / 1000) + this.#ttlSeconds,
       [A.payloadHash]: entry.payloadHash,
-      [A.source]: entry.source,
+      // The topic is the producer's text: bounded like a quarantine key, so the row always fits.
+      [A.source]: boundedString(entry.source, QUARANTINE_LIMITS.keyBytes).text,
     };
   }
 
@@ -256,6 +228,11 @@ function cancellationOutcome(error: unknown, payloadHash: string): CommitResult 
   if (!reasons) throw storeError('commit', error);
   // Reasons come in action order: index 0 is the inbox row.
   const inbox = reasons[0];
+  const invalid = validationReason(error);
+  if (invalid !== undefined) {
+    if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: invalid };
+    throw storeError('commit', error);
+  }
   if (inbox?.Code === 'ConditionalCheckFailed') {
     const existing = inbox.Item ? toExistingRow(inbox.Item) : undefined;
     if (existing) return classifyExistingRow(existing, payloadHash);
@@ -312,9 +289,11 @@ function isNamed(error: unknown, name: string): boolean {
 
 function storeError(operation: string, error: unknown): InboxStoreError {
   const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return new InboxStoreError(`DynamoDB ${operation} failed: ${detail}`, { cause: error });
+  // A content refusal outside a commit (a bug: every row the store writes is bounded) is not retried as if transient.
+  const failureClass = classifyStoreFailure(error) === 'transient' ? 'transient' : 'systemic';
+  return new InboxStoreError(`DynamoDB ${operation} failed: ${detail}`, { cause: error, failureClass });
 }
 
-function truncate(text: string, max: number): string {
-  return text.length > max ? text.slice(0, max) : text;
+function messageOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -18,8 +18,17 @@ export class ConfigError extends InboxError {
   }
 }
 
-/** DynamoDB could not be reached or refused the request (throttling after retries, outage, timeout). */
-export class InboxStoreError extends InboxError {}
+/**
+ * DynamoDB could not be reached or refused the request: transient (throttling after retries, an outage, a
+ * timeout) or systemic (a missing table, denied access, a request the code built wrong).
+ */
+export class InboxStoreError extends InboxError {
+  readonly failureClass: 'transient' | 'systemic';
+  constructor(message: string, options?: ErrorOptions & { failureClass?: 'transient' | 'systemic' }) {
+    super(message, options);
+    this.failureClass = options?.failureClass ?? 'transient';
+  }
+}
 
 /**
  * A record must be redelivered but carries no usable offset, so no response can name it:

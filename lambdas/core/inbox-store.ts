@@ -36,12 +36,17 @@ export type CommitResult =
   /** An effect's own condition failed: the business rule rejected the record. */
   | { readonly kind: 'business-rejected'; readonly writeIndex: number; readonly message: string }
   /** A concurrent transaction touched the same items: retry later. */
-  | { readonly kind: 'transient'; readonly message: string };
+  | { readonly kind: 'transient'; readonly message: string }
+  /** DynamoDB refused what this record put in the request (store-failure.ts): no retry can fix it. */
+  | { readonly kind: 'rejected'; readonly message: string };
 
 export type ClaimResult = { readonly kind: 'claimed'; readonly lease: Lease } | RowConflict;
 
 export interface QuarantineEntry {
-  /** `topic-partition@offset`: a redelivery of the same record finds the same row. */
+  /**
+   * The row's key part (quarantineKeyOf): `topic-partition@offset`, so a redelivery of the same record
+   * finds the same row; a hash of the raw record when the offset is unusable.
+   */
   readonly coordinates: string;
   readonly reason: string;
   readonly message: string;

@@ -35,7 +35,7 @@ export function parseKeySource(text: string): KeySource | undefined {
  * one shared lane with every other keyless record of its partition, so those keep their offset order.
  */
 export function orderingKeyOf(record: DecodedRecord, source: KeySource): string | undefined {
-  if (source.from === 'kafka-key') return record.raw.key ?? undefined;
+  if (source.from === 'kafka-key') return typeof record.raw.key === 'string' ? record.raw.key : undefined;
   const json = record.json;
   if (!json.ok || typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {
     return undefined;

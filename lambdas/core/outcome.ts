@@ -29,6 +29,8 @@ export interface RecordOutcome {
   /** A side-effect's lease was taken over before it could complete or release. */
   readonly leaseLost?: boolean;
   readonly dedupKey?: string;
+  /** Quarantined records: the key part of the QUARANTINED row (`<consumer>!quarantine#<key>`). */
+  readonly quarantineKey?: string;
 }
 
 const REPORTED: ReadonlySet<OutcomeStatus> = new Set(['in-flight', 'failed', 'deferred', 'blocked']);

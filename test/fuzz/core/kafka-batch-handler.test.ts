@@ -57,7 +57,7 @@ function engine(refuse: (key: string) => boolean = () => false) {
 function rowsOfReportedRecords(e: ReturnType<typeof engine>): string[] {
   const acked = e.outcomes().filter((o) => !isReported(o.status));
   const processedKeys = new Set(acked.filter((o) => o.status === 'processed').map((o) => o.dedupKey));
-  const quarantined = new Set(acked.filter((o) => o.status === 'quarantined').map((o) => o.coordinates));
+  const quarantined = new Set(acked.filter((o) => o.status === 'quarantined').map((o) => o.quarantineKey));
   return [
     ...[...e.store.rows.keys()].filter((key) => !processedKeys.has(key)).map((key) => `row ${key}`),
     ...[...e.store.quarantined.keys()].filter((c) => !quarantined.has(c)).map((c) => `quarantine ${c}`),
@@ -91,7 +91,7 @@ describe('Kafka batch handler under fuzzed events', () => {
         expect(response.batchItemFailures).toEqual([]);
         // Its row, or (two records claiming one offset, which Kafka never sends) the row of the first.
         for (const outcome of outcomes.filter((o) => o.status === 'quarantined')) {
-          expect(e.store.quarantined.has(outcome.coordinates)).toBe(true);
+          expect(e.store.quarantined.has(outcome.quarantineKey ?? '')).toBe(true);
         }
         // One processed record per applied key, and nothing stored that no acked record accounts for.
         const processed = outcomes.filter((o) => o.status === 'processed').map((o) => o.dedupKey);

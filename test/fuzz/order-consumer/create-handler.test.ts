@@ -118,7 +118,7 @@ function writesOfReportedRecords(f: Fixture): string[] {
     outcomes
       .filter((o) => !isReported(o.status))
       .flatMap((o) => [
-        quarantineRowKey(f.consumer, o.coordinates),
+        ...(o.quarantineKey !== undefined ? [quarantineRowKey(f.consumer, o.quarantineKey)] : []),
         ...(o.dedupKey !== undefined ? [dedupRowKey(f.consumer, o.dedupKey)] : []),
       ]),
   );
@@ -149,7 +149,9 @@ describe('order consumer handler under fuzzed events', () => {
         // Nothing here can be retried into success: every record is acked with a final outcome.
         expect(reported.map((o) => `${o.coordinates} ${o.status} ${o.reason}: ${o.detail}`)).toEqual([]);
         for (const outcome of outcomes.filter((o) => o.status === 'quarantined')) {
-          expect(f.writes.some((w) => w.pk === quarantineRowKey(f.consumer, outcome.coordinates))).toBe(true);
+          expect(
+            f.writes.some((w) => w.pk === quarantineRowKey(f.consumer, outcome.quarantineKey ?? '')),
+          ).toBe(true);
         }
         expect(writesOfReportedRecords(f)).toEqual([]);
       }),

@@ -47,7 +47,7 @@ describe('decodeEvent', () => {
     expect(decodeEvent(event)[0]?.records.map((r) => r.offset)).toEqual([7, 8, 9]);
   });
 
-  it('gives a malformed record a problem instead of throwing', () => {
+  it('gives a malformed record a problem naming kinds, never content, instead of throwing', () => {
     const event = {
       eventSource: 'aws:kafka',
       records: {
@@ -65,10 +65,10 @@ describe('decodeEvent', () => {
 
     expect(records.map((r) => r.problem)).toEqual([
       'value is not valid base64',
-      'header "h" is not an array of bytes',
-      'headers is string "nope", not an array',
-      'key is number 42, not a base64 string',
-      expect.stringContaining('record is string "not a record", not an object'),
+      'header 0 is not an array of bytes',
+      'headers is a string of 4 characters, not an array',
+      'key is a number, not a base64 string',
+      'record is a string of 12 characters, not an object; offset is missing, not a non-negative integer',
     ]);
     expect(records[4]?.offset).toBeUndefined();
     expect(records[4]?.coordinates).toBe('orders-0#4');
@@ -106,6 +106,28 @@ describe('decodeEvent', () => {
       },
     })[0]?.records[0];
 
-    expect(record?.json).toMatchObject({ ok: false, error: expect.stringContaining('not UTF-8 JSON') });
+    expect(record?.json).toEqual({ ok: false, error: 'value is not UTF-8' });
+  });
+
+  it('says where JSON stops, and quotes none of the value, when the value is not JSON', () => {
+    const secret = 'card 4111 1111 1111 1111';
+    const records = decodeEvent({
+      records: {
+        'orders-0': [
+          { ...kafkaRecord({ offset: 1 }), value: Buffer.from(`{"a": ${secret}}`).toString('base64') },
+          { ...kafkaRecord({ offset: 2 }), value: Buffer.from(`{"a": "${secret}"`).toString('base64') },
+          { ...kafkaRecord({ offset: 3 }), value: Buffer.from(`{"a": "${secret}"}}`).toString('base64') },
+        ],
+      },
+    })[0]?.records;
+
+    const errors = records?.map((r) => (r.json.ok ? 'parsed' : r.json.error)) ?? [];
+    expect(errors).toHaveLength(3);
+    for (const error of errors) {
+      expect(error).toMatch(
+        /^value is not JSON \((an unexpected character|it ends early|error at character \d+)\)$/,
+      );
+      expect(error).not.toContain('4111');
+    }
   });
 });
