@@ -5,7 +5,7 @@
  * (docs/design.md#quarantine-rows). Nothing here can throw: see bounded-text.ts.
  */
 import { boundedJson, boundedString, hashJson, hashString } from './bounded-text.js';
-import type { DecodedRecord, RawRecordView } from './decode-event.js';
+import type { DecodedRecord } from './decode-event.js';
 import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from './inbox-item.js';
 import type { QuarantineEntry } from './inbox-store.js';
 
