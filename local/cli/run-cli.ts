@@ -4,6 +4,7 @@
  * only under --verbose or DEBUG (exit 1); a reader that goes away (`npm start | head`) ends the run
  * quietly. Processes the tool started end with it, however it ends (local/process/exit-with-parent.mjs).
  */
+import { withoutProjectRoot } from '../project-paths.js';
 import { USAGE_EXIT_CODE, UserError } from './user-error.js';
 
 export interface CliMain {
@@ -44,8 +45,10 @@ export function runCli(main: CliMain, argv: readonly string[] = process.argv.sli
   const verbose = isVerbose(argv);
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
+      // Processes this tool started end with it (local/process/exit-with-parent.mjs): nothing is left behind.
       if (error.code === 'EPIPE') process.exit(BROKEN_PIPE_EXIT_CODE);
-      throw error;
+      process.stderr.write(`${describeFailure(main.name, error, verbose).text}\n`);
+      process.exit(1);
     });
   }
   main.run(argv.filter((arg) => arg !== '--verbose')).then(
@@ -64,7 +67,7 @@ export function runCli(main: CliMain, argv: readonly string[] = process.argv.sli
 }
 
 function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withoutProjectRoot(error instanceof Error ? error.message : String(error));
   // One line: multi-line messages (a JVM's output, say) are for --verbose.
   return message.split('\n')[0] ?? message;
 }

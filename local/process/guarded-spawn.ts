@@ -6,16 +6,18 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { UserError } from '../cli/user-error.js';
+import { stopChild } from './stop-child.js';
 
 const GUARD_SCRIPT = join(import.meta.dirname, 'exit-with-parent.mjs');
 
-/** The program is not on the PATH (or not executable). */
-export class CommandNotFoundError extends Error {
+/** The program is not on the PATH (or not executable): a person installs it. */
+export class CommandNotFoundError extends UserError {
   constructor(
     readonly command: string,
     options?: ErrorOptions,
   ) {
-    super(`${command} is not on the PATH`, options);
+    super(`${command} is not on the PATH: install it, or put the folder that holds it on the PATH`, options);
     this.name = 'CommandNotFoundError';
   }
 }
@@ -69,11 +71,6 @@ function firstLine(stream: Readable): Promise<string | undefined> {
 /** Longer than the guard's own grace period, so the guard gets to SIGKILL the program first. */
 const GUARD_STOP_TIMEOUT_MS = 6000;
 
-async function stopGuard(guard: ChildProcess): Promise<void> {
-  if (guard.exitCode !== null || guard.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => guard.once('exit', () => resolve()));
-  guard.kill('SIGTERM');
-  const timer = setTimeout(() => guard.kill('SIGKILL'), GUARD_STOP_TIMEOUT_MS);
-  await exited;
-  clearTimeout(timer);
+function stopGuard(guard: ChildProcess): Promise<void> {
+  return stopChild(guard, { killAfterMs: GUARD_STOP_TIMEOUT_MS });
 }

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { OWNER_PROPERTY } from '../../local/dynamodb-local/server.js';
+import { findOnPath } from '../../local/process/find-on-path.js';
 
 /** Whether a process with this pid exists (signal 0 checks without signalling). */
 export function isAlive(pid: number): boolean {
@@ -24,28 +25,14 @@ export function dynamoDbLocalPidsOwnedBy(ownerPid: number): number[] {
 }
 
 /**
- * A PATH like this one with the named programs hidden, as on a machine that lacks them: each folder that
- * holds one is replaced by a folder of links to everything else in it.
+ * A PATH that holds only the named programs (linked from today's PATH), as on a machine that has nothing
+ * else: a program left out is missing. `remove()` deletes the folder.
  */
-export function pathWithout(programs: readonly string[], path = process.env.PATH ?? ''): string {
-  const shadowRoot = mkdtempSync(join(tmpdir(), 'msk-inbox-path-'));
-  return path
-    .split(delimiter)
-    .filter((directory) => directory !== '')
-    .map((directory, index) => {
-      let entries: string[];
-      try {
-        entries = readdirSync(directory);
-      } catch {
-        return directory;
-      }
-      if (!programs.some((program) => entries.includes(program))) return directory;
-      const shadow = join(shadowRoot, String(index));
-      mkdirSync(shadow);
-      for (const entry of entries) {
-        if (!programs.includes(entry)) symlinkSync(join(directory, entry), join(shadow, entry));
-      }
-      return shadow;
-    })
-    .join(delimiter);
+export function pathWithOnly(programs: readonly string[]): { readonly path: string; remove(): void } {
+  const folder = mkdtempSync(join(tmpdir(), 'msk-inbox-path-'));
+  for (const program of programs) {
+    const found = findOnPath(program);
+    if (found !== undefined) symlinkSync(found, join(folder, program));
+  }
+  return { path: folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
 }
