@@ -25,7 +25,13 @@ export interface OrderConsumerUnderTest {
 /** The sample order consumer, built by the same factory the Lambda entry uses, on the given tables. */
 export function orderConsumer(
   tables: TestTables,
-  options: { dynamoDb?: DynamoDBClient; env?: Record<string, string>; clock?: ManualClock } = {},
+  options: {
+    dynamoDb?: DynamoDBClient;
+    env?: Record<string, string>;
+    clock?: ManualClock;
+    /** @default a silent one */
+    logger?: Logger;
+  } = {},
 ): OrderConsumerUnderTest {
   const clock = options.clock ?? new ManualClock();
   const config = readOrderConsumerConfig({
@@ -41,7 +47,7 @@ export function orderConsumer(
     config,
     dynamoDb: options.dynamoDb ?? tables.client,
     clock,
-    logger: new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
+    logger: options.logger ?? new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
     metrics,
     observe: {
       batchProcessed(batchSummary, batchOutcomes) {

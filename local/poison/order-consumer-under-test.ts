@@ -1,0 +1,80 @@
+/**
+ * The sample order consumer's deployed handler chain (createHandler) on given tables, as the poison
+ * promise checks it: outcomes read through its telemetry, state read back from DynamoDB.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
+import { quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
+import type { RecordOutcome } from '../../lambdas/core/outcome.js';
+import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
+import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
+import type { ConsumerUnderTest } from './poison-promise.js';
+
+export interface PoisonTables {
+  readonly client: DynamoDBClient;
+  readonly inboxTableName: string;
+  readonly appTableName: string;
+}
+
+export function orderConsumerUnderTest(tables: PoisonTables, consumerName: string): ConsumerUnderTest {
+  const config = readOrderConsumerConfig({
+    INBOX_TABLE_NAME: tables.inboxTableName,
+    APP_TABLE_NAME: tables.appTableName,
+    CONSUMER_NAME: consumerName,
+  });
+  let outcomes: readonly RecordOutcome[] = [];
+  const handler = createHandler({
+    config,
+    dynamoDb: tables.client,
+    logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
+    metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),
+    observe: { batchProcessed: (_summary, batch) => void (outcomes = batch) },
+  });
+  let request = 0;
+  const context = () =>
+    ({
+      functionName: consumerName,
+      awsRequestId: `poison-${(request += 1)}`,
+      getRemainingTimeInMillis: () => 60_000,
+    }) as unknown as Context;
+  return {
+    async invoke(event) {
+      const response = (await handler(event, context())) as KafkaBatchResponse;
+      return { response, outcomes };
+    },
+    async appliedState() {
+      const tablesState = await Promise.all([
+        scanAll(tables.client, tables.inboxTableName),
+        scanAll(tables.client, tables.appTableName),
+      ]);
+      return JSON.stringify(tablesState);
+    },
+    async hasQuarantineRow(quarantineKey) {
+      const { Item } = await tables.client.send(
+        new GetItemCommand({
+          TableName: tables.inboxTableName,
+          Key: { pk: { S: quarantineRowKey(consumerName, quarantineKey) } },
+          ConsistentRead: true,
+        }),
+      );
+      return Item !== undefined;
+    },
+  };
+}
+
+/** Every item, sorted by key, so two scans of the same content compare equal. */
+async function scanAll(client: DynamoDBClient, tableName: string): Promise<unknown[]> {
+  const items: { pk?: { S?: string } }[] = [];
+  let ExclusiveStartKey: ScanCommand['input']['ExclusiveStartKey'];
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ExclusiveStartKey, ConsistentRead: true }),
+    );
+    items.push(...((page.Items ?? []) as { pk?: { S?: string } }[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items.sort((a, b) => (a.pk?.S ?? '').localeCompare(b.pk?.S ?? ''));
+}
