@@ -21,10 +21,19 @@ export function parseFlags(
 
 /** A whole number from 1 up, or `fallback` when the flag is absent. */
 export function positiveIntegerFlag(name: string, raw: string | undefined, fallback: number): number {
+  return integerFlag(name, raw, fallback, 1);
+}
+
+/** A whole number from 0 up, or `fallback` when the flag is absent. */
+export function nonNegativeIntegerFlag(name: string, raw: string | undefined, fallback: number): number {
+  return integerFlag(name, raw, fallback, 0);
+}
+
+function integerFlag(name: string, raw: string | undefined, fallback: number, min: number): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new UserError(`--${name} must be a whole number from 1 up, got ${raw}`);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new UserError(`--${name} must be a whole number from ${min} up, got ${raw}`);
   }
   return value;
 }

@@ -1,13 +1,14 @@
 /**
- * `npm run soak -- --schedules N [--seed S] [--concurrency C] [--endpoint URL]`
- *   runs N random fault schedules (seeds S, S+1, …) against DynamoDB Local and prints the figures and a line
+ * `npm run soak -- --schedules N [--poison P] [--seed S] [--concurrency C] [--endpoint URL]`
+ *   runs N random fault schedules (seeds S, S+1, …) against DynamoDB Local, then P hostile batches (each
+ *   delivered twice: local/poison/poison-promise.ts; default N / 20), and prints the figures and a line
  *   `violations: <count>`; the exit code is 1 when the count is not 0.
  * `npm run soak -- --seed S` replays one schedule with a step-by-step trace.
  *
  * Without --endpoint it starts its own DynamoDB Local (in memory) and stops it at the end.
  */
 import { randomUUID } from 'node:crypto';
-import { parseFlags, positiveIntegerFlag } from '../cli/parse-flags.js';
+import { nonNegativeIntegerFlag, parseFlags, positiveIntegerFlag } from '../cli/parse-flags.js';
 import { runCli } from '../cli/run-cli.js';
 import { UserError } from '../cli/user-error.js';
 
@@ -17,7 +18,7 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
 const USAGE = [
-  'usage: npm run soak -- --schedules N [--seed S] [--concurrency C] [--endpoint URL]',
+  'usage: npm run soak -- --schedules N [--poison P] [--seed S] [--concurrency C] [--endpoint URL] [--verbose]',
   '       npm run soak -- --seed S   (replay one schedule with a trace)',
 ].join('\n');
 
@@ -28,6 +29,7 @@ runCli({
       argv,
       {
         schedules: { type: 'string' },
+        poison: { type: 'string' },
         seed: { type: 'string' },
         concurrency: { type: 'string' },
         endpoint: { type: 'string' },
@@ -48,6 +50,9 @@ runCli({
       1 + Math.floor(Math.random() * 2_000_000_000),
     );
     const concurrency = positiveIntegerFlag('concurrency', flag('concurrency'), 6);
+    const poisonBatches = replay
+      ? 0
+      : nonNegativeIntegerFlag('poison', flag('poison'), Math.ceil(count / 20));
     const seeds = Array.from({ length: count }, (_, i) => ((firstSeed - 1 + i) % 2_147_483_647) + 1);
 
     const { createAppTable, createInboxTable } = await import('../dynamodb-local/tables.js');
@@ -55,6 +60,7 @@ runCli({
     const { answers, startDynamoDbLocal } = await import('../dynamodb-local/server.js');
     const { formatSummary, runSoak, summarize } = await import('./soak.js');
     const { scheduleFromSeed } = await import('./schedule.js');
+    const { formatPoisonSoak, runPoisonSoak } = await import('../poison/poison-soak.js');
 
     const given = flag('endpoint');
     if (given !== undefined && !(await answers(given))) {
@@ -98,8 +104,24 @@ runCli({
       });
       const summary = summarize(results);
       console.log(formatSummary(summary));
+      let poisonViolations = 0;
+      if (poisonBatches > 0) {
+        const poison = await runPoisonSoak({
+          endpoint,
+          batches: poisonBatches,
+          seed: firstSeed,
+          runId,
+          onBatch: (done) => {
+            if (done % Math.max(1, Math.floor(poisonBatches / 10)) === 0) {
+              process.stderr.write(`  ${done}/${poisonBatches} poison batches\n`);
+            }
+          },
+        });
+        console.log(formatPoisonSoak(poison));
+        poisonViolations = poison.violations.length;
+      }
       console.log(`wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      return summary.violations.length > 0 ? 1 : 0;
+      return summary.violations.length + poisonViolations > 0 ? 1 : 0;
     } finally {
       await server?.stop();
     }
