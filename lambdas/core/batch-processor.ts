@@ -5,6 +5,7 @@ import { type Effect, type EffectPlan, MAX_EFFECT_WRITES } from './effect.js';
 import { EffectRejectedError, InboxStoreError } from './errors.js';
 import type { InboxEntry, InboxStore, RowConflict } from './inbox-store.js';
 import { runByKey } from './key-lanes.js';
+import { mapConcurrently } from './map-concurrently.js';
 import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
 import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
 import { quarantineKeyOf } from './quarantine-row.js';
@@ -391,22 +392,4 @@ function errorName(error: unknown): string {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Runs `task` over `items` with at most `limit` in flight; results keep the input order. */
-export async function mapConcurrently<T, R>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type BatchProcessorOptions,
-  mapConcurrently,
-  processBatch,
-} from '../../../lambdas/core/batch-processor.js';
+import { type BatchProcessorOptions, processBatch } from '../../../lambdas/core/batch-processor.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import type { Effect } from '../../../lambdas/core/effect.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
+import { mapConcurrently } from '../../../lambdas/core/map-concurrently.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
