@@ -31,15 +31,21 @@ export function orderConsumerUnderTest(tables: PoisonTables, consumerName: strin
     dynamoDb: tables.client,
     logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
     metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),
-    observe: { batchProcessed: (_summary, batch) => void (outcomes = batch) },
+    observe: {
+      batchProcessed: (_summary, batch) => {
+        outcomes = batch;
+      },
+    },
   });
   let request = 0;
-  const context = () =>
-    ({
+  const context = () => {
+    request += 1;
+    return {
       functionName: consumerName,
-      awsRequestId: `poison-${(request += 1)}`,
+      awsRequestId: `poison-${request}`,
       getRemainingTimeInMillis: () => 60_000,
-    }) as unknown as Context;
+    } as unknown as Context;
+  };
   return {
     async invoke(event) {
       const response = (await handler(event, context())) as KafkaBatchResponse;

@@ -9,9 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_REJECTIONS_WITHOUT_SUCCESS } from '../../lambdas/core/store-failure.js';
 import { orderConsumerUnderTest } from '../../local/poison/order-consumer-under-test.js';
-import { measureEvent, poisonBatch, refusedKeyRecords } from '../../local/poison/poison-batches.js';
+import { measureEvent } from '../../local/poison/poison-batches.js';
 import { checkPoisonPromise } from '../../local/poison/poison-promise.js';
 import { checkedPoisonBatch } from '../../local/poison/poison-soak.js';
 import { createTestTables } from '../support/dynamodb.js';

@@ -12,7 +12,6 @@ import { DynamoDbInboxStore } from '../../../lambdas/core/dynamodb-inbox-store.j
 import type { Effect } from '../../../lambdas/core/effect.js';
 import { INBOX_ATTRIBUTES, INBOX_STATUS, quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
-import type { KafkaEventRecord } from '../../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../../lambdas/core/outcome.js';
 import { MAX_REJECTIONS_WITHOUT_SUCCESS } from '../../../lambdas/core/store-failure.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
@@ -73,7 +72,11 @@ function engineWith(effect: Effect, dynamoDb?: DynamoDBClient) {
     deadlineMarginMs: 1_000,
     leaseMarginMs: 1_000,
     partitionConcurrency: 4,
-    telemetry: { batchProcessed: (_summary, batch) => void (outcomes = batch) },
+    telemetry: {
+      batchProcessed: (_summary, batch) => {
+        outcomes = batch;
+      },
+    },
   });
   return {
     invoke: (event: unknown) => handle(event, lambdaContext(clock, 60_000)),
