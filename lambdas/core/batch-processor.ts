@@ -9,7 +9,7 @@ import { mapConcurrently } from './map-concurrently.js';
 import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
 import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
 import { quarantineKeyOf } from './quarantine-row.js';
-import { MAX_REJECTIONS_WITHOUT_SUCCESS } from './store-failure.js';
+import { RefusalStreak } from './refusal-streak.js';
 
 export interface BatchProcessorOptions {
   readonly store: InboxStore;
@@ -35,6 +35,8 @@ export interface BatchProcessorOptions {
    * @default { by: 'partition' }
    */
   readonly ordering?: PartitionOrdering;
+  /** DynamoDB's content refusals since the last applied record; the handler keeps one per container. @default a new one */
+  readonly refusals?: RefusalStreak;
 }
 
 interface FirstCopy {
@@ -47,10 +49,7 @@ interface FirstCopy {
 interface BatchState {
   /** Copies of one key within the batch are resolved once: later copies wait for the first. */
   readonly firstCopies: Map<string, FirstCopy>;
-  /** Records whose effect was applied in this invocation. */
-  applied: number;
-  /** DynamoDB's content refusals quarantined in this invocation, by message. */
-  readonly rejections: Map<string, number>;
+  readonly refusals: RefusalStreak;
 }
 
 /**
@@ -62,7 +61,7 @@ export async function processBatch(
   partitions: readonly DecodedPartition[],
   options: BatchProcessorOptions,
 ): Promise<RecordOutcome[]> {
-  const state: BatchState = { firstCopies: new Map(), applied: 0, rejections: new Map() };
+  const state: BatchState = { firstCopies: new Map(), refusals: options.refusals ?? new RefusalStreak() };
   const ordering = options.ordering;
   const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) =>
     ordering?.by === 'key'
@@ -113,7 +112,7 @@ async function processRecord(
   state: BatchState,
 ): Promise<RecordOutcome> {
   const result = await settleRecord(record, options, state);
-  if (result.status === 'processed') state.applied += 1;
+  if (isApplied(result.status)) state.refusals.applied();
   return result;
 }
 
@@ -145,10 +144,14 @@ async function settleRecord(
         outcome: pending,
       });
       // Resolved whatever happens, so later copies never wait forever.
-      const result = await applyOnce(record, key.key, options, state).catch((error: unknown) =>
-        failed(record, error),
-      );
-      resolveOutcome(result);
+      let result = outcome(record, 'failed', { reason: 'unsettled' });
+      try {
+        result = await applyOnce(record, key.key, options, state).catch((error: unknown) =>
+          failed(record, error),
+        );
+      } finally {
+        resolveOutcome(result);
+      }
       return result;
     }
     return await applyOnce(record, key.key, options, state);
@@ -177,6 +180,15 @@ async function resolveAgainstFirstCopy(
   options: BatchProcessorOptions,
 ): Promise<RecordOutcome | undefined> {
   const firstOutcome = await first.outcome;
+  if (firstOutcome.status === 'quarantined' && record.payloadHash === first.payloadHash) {
+    // The same event again: what could never succeed once cannot now; no second try at the store.
+    return quarantine(
+      record,
+      options,
+      firstOutcome.reason ?? 'quarantined',
+      `same event as ${first.coordinates}, which was quarantined`,
+    );
+  }
   if (isApplied(firstOutcome.status)) {
     if (record.payloadHash === first.payloadHash) {
       return outcome(record, 'duplicate', {
@@ -234,10 +246,13 @@ async function commit(
   state: BatchState,
 ): Promise<RecordOutcome> {
   if (plan.writes.length > MAX_EFFECT_WRITES) {
-    return outcome(record, 'failed', {
-      reason: 'effect-too-large',
-      detail: `${plan.writes.length} writes; a transaction holds ${MAX_EFFECT_WRITES} besides the inbox row`,
-    });
+    // The same record always asks for as many: retrying cannot help.
+    return quarantine(
+      record,
+      options,
+      'effect-too-large',
+      `${plan.writes.length} writes; a transaction holds ${MAX_EFFECT_WRITES} besides the inbox row`,
+    );
   }
   const result = await options.store.commit(entry, plan.writes);
   const dedupKey = entry.dedupKey;
@@ -263,9 +278,10 @@ async function commit(
 }
 
 /**
- * DynamoDB refused what this record put in the request: quarantined, unless this invocation has applied
- * nothing and already quarantined this very refusal MAX_REJECTIONS_WITHOUT_SUCCESS times. Then it looks
- * like every record fails the same way (a systemic fault), and the record is reported instead.
+ * DynamoDB refused what this record put in the request: quarantined, unless the container has seen
+ * MAX_REJECTIONS_WITHOUT_SUCCESS refusals since its last applied record (refusal-streak.ts). Then it looks
+ * like every record fails the same way (a systemic fault): the record is reported, unless a delivery
+ * before quarantined it already.
  */
 async function rejectedByStore(
   record: DecodedRecord,
@@ -273,15 +289,19 @@ async function rejectedByStore(
   options: BatchProcessorOptions,
   state: BatchState,
 ): Promise<RecordOutcome> {
-  const seen = state.rejections.get(message) ?? 0;
-  if (state.applied === 0 && seen >= MAX_REJECTIONS_WITHOUT_SUCCESS) {
-    return outcome(record, 'failed', {
-      reason: 'systemic-store-error',
-      detail: `${message} (refused for ${seen + 1} records in a row, none applied)`,
+  if (state.refusals.admit()) return quarantine(record, options, 'dynamodb-rejected', message);
+  const quarantineKey = quarantineKeyOf(record);
+  if (await options.store.isQuarantined(quarantineKey)) {
+    return outcome(record, 'quarantined', {
+      reason: 'dynamodb-rejected',
+      detail: `${message} (quarantined earlier)`,
+      quarantineKey,
     });
   }
-  state.rejections.set(message, seen + 1);
-  return quarantine(record, options, 'dynamodb-rejected', message);
+  return outcome(record, 'failed', {
+    reason: 'systemic-store-error',
+    detail: `${message} (refused for several records in a row, none applied in between)`,
+  });
 }
 
 async function claimAndRun(
@@ -390,6 +410,12 @@ function errorName(error: unknown): string {
   return error instanceof Error ? error.name : 'Error';
 }
 
+/** Whatever was thrown, as text: a value without a string form (a null-prototype object) must not throw here. */
 function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return `a thrown ${typeof error}`;
+  }
 }

@@ -80,6 +80,10 @@ export class CachingInboxStore implements InboxStore {
     return this.#store.quarantine(entry);
   }
 
+  isQuarantined(coordinates: string): Promise<boolean> {
+    return this.#store.isQuarantined(coordinates);
+  }
+
   #cachedDuplicate(entry: InboxEntry): RowConflict | undefined {
     const cached = this.#cache.get(entry.dedupKey);
     if (cached?.payloadHash !== entry.payloadHash) return undefined;

@@ -20,7 +20,10 @@ export interface RawRecordView {
   readonly offset: number | null;
   /** The offset field as it came, when it was not a usable number. */
   readonly offsetAsSent?: unknown;
+  /** Epoch ms, when a safe integer. */
   readonly timestamp: number | null;
+  /** The timestamp field as it came, when it was not a safe integer. */
+  readonly timestampAsSent?: unknown;
   readonly timestampType: unknown;
   /** Base64 text from Lambda; anything else when the record is malformed. */
   readonly key: unknown;
@@ -114,8 +117,11 @@ function decodeRecord(partitionKey: string, raw: unknown, index: number): Decode
   if (offset === undefined) problems.push(`offset is ${describe(record.offset)}, not a non-negative integer`);
   const topic = typeof record.topic === 'string' && record.topic !== '' ? record.topic : fromKey.topic;
   const partition = isNonNegativeInteger(record.partition) ? record.partition : fromKey.partition;
+  // Only a number the SDK can write exactly: a producer's nanoseconds (1.7e18) or Long.MAX are not one.
   const timestamp =
-    typeof record.timestamp === 'number' && Number.isFinite(record.timestamp) ? record.timestamp : undefined;
+    typeof record.timestamp === 'number' && Number.isSafeInteger(record.timestamp)
+      ? record.timestamp
+      : undefined;
 
   const key = decodeBase64Field('key', record.key, problems);
   const value = decodeBase64Field('value', record.value, problems);
@@ -137,6 +143,9 @@ function decodeRecord(partitionKey: string, raw: unknown, index: number): Decode
       offset: offset ?? null,
       ...(offset === undefined ? { offsetAsSent: record.offset ?? null } : {}),
       timestamp: timestamp ?? null,
+      ...(timestamp === undefined && record.timestamp !== undefined && record.timestamp !== null
+        ? { timestampAsSent: record.timestamp }
+        : {}),
       timestampType: record.timestampType ?? null,
       key: record.key ?? null,
       value: record.value ?? null,

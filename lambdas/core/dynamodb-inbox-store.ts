@@ -3,6 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -22,7 +23,7 @@ import {
   type InboxStore,
   type QuarantineEntry,
 } from './inbox-store.js';
-import { QUARANTINE_LIMITS, quarantineItem } from './quarantine-row.js';
+import { QUARANTINE_LIMITS, quarantineItem, quarantineRowPk } from './quarantine-row.js';
 import { classifyStoreFailure, validationReason } from './store-failure.js';
 
 export interface DynamoDbInboxStoreOptions {
@@ -193,6 +194,23 @@ export class DynamoDbInboxStore implements InboxStore {
     } catch (error) {
       if (isNamed(error, 'ConditionalCheckFailedException')) return 'already-quarantined';
       throw storeError('quarantine', error);
+    }
+  }
+
+  async isQuarantined(coordinates: string): Promise<boolean> {
+    try {
+      const { Item } = await this.#client.send(
+        new GetCommand({
+          TableName: this.#tableName,
+          Key: { [A.pk]: quarantineRowPk(this.#consumer, coordinates) },
+          ProjectionExpression: '#pk',
+          ExpressionAttributeNames: { '#pk': A.pk },
+          ConsistentRead: true,
+        }),
+      );
+      return Item !== undefined;
+    } catch (error) {
+      throw storeError('quarantine lookup', error);
     }
   }
 

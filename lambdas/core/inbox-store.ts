@@ -64,6 +64,8 @@ export interface InboxStore {
   release(lease: Lease): Promise<'released' | 'lease-lost'>;
   /** Writes a QUARANTINED row once per record; a redelivery writes nothing new. */
   quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'>;
+  /** Whether the QUARANTINED row with this key part exists (a redelivery of a record decided earlier). */
+  isQuarantined(coordinates: string): Promise<boolean>;
 }
 
 /**

@@ -4,6 +4,7 @@ import { type BatchSummary, summarizeBatch } from './batch-summary.js';
 import { decodeEvent } from './decode-event.js';
 import type { InvocationClock, KafkaBatchResponse } from './kafka-event.js';
 import type { RecordOutcome } from './outcome.js';
+import { RefusalStreak } from './refusal-streak.js';
 
 /** Where a batch's outcomes go: logs and metrics in Lambda, assertions in tests. */
 export interface BatchTelemetry {
@@ -18,11 +19,14 @@ export type KafkaBatchHandlerOptions = Omit<BatchProcessorOptions, 'remainingTim
 export function createKafkaBatchHandler(
   options: KafkaBatchHandlerOptions,
 ): (event: unknown, context: InvocationClock) => Promise<KafkaBatchResponse> {
+  // Lives as long as the handler, i.e. the Lambda container: a streak of refusals spans its invocations.
+  const refusals = new RefusalStreak();
   return async (event, context) => {
     const startedMs = options.clock.nowMs();
     // A bad envelope throws here: Lambda then retries (or bisects) the whole batch.
     const partitions = decodeEvent(event);
     const outcomes = await processBatch(partitions, {
+      refusals,
       ...options,
       remainingTimeMs: () => context.getRemainingTimeInMillis(),
     });

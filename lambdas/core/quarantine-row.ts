@@ -18,6 +18,7 @@ export const QUARANTINE_LIMITS = {
   /** Kafka topic names have at most 249 characters; more is not a topic. */
   topicBytes: 1_024,
   timestampTypeBytes: 64,
+  /** offset_as_sent and timestamp_as_sent each. */
   offsetAsSentBytes: 256,
   recordKeyBytes: 16_000,
   valueBytes: 300_000,
@@ -40,6 +41,11 @@ export function quarantineKeyOf(record: Pick<DecodedRecord, 'partitionKey' | 'of
     return `${prefix}@${record.offset}#${hashString(coordinates)}`;
   }
   return coordinates;
+}
+
+/** The row's partition key: the key part is bounded whatever a caller passes. */
+export function quarantineRowPk(consumer: string, coordinates: string): string {
+  return quarantineRowKey(consumer, boundedString(coordinates, QUARANTINE_LIMITS.keyBytes).text);
 }
 
 /** The whole QUARANTINED item for DynamoDB. */
@@ -74,6 +80,13 @@ export function quarantineItem(
     headers: bounded('headers', boundedJson(record.headers ?? null, QUARANTINE_LIMITS.headersBytes)),
     value_chars: typeof record.value === 'string' ? record.value.length : 0,
   };
+  if (record.timestampAsSent !== undefined) {
+    recordAttribute.timestamp_as_sent = textOf(
+      'timestamp_as_sent',
+      record.timestampAsSent,
+      QUARANTINE_LIMITS.offsetAsSentBytes,
+    );
+  }
   if (record.offsetAsSent !== undefined) {
     recordAttribute.offset_as_sent = textOf(
       'offset_as_sent',
@@ -85,7 +98,7 @@ export function quarantineItem(
   if (cut.length > 0) recordAttribute.cut = cut;
   if (asJson.length > 0) recordAttribute.as_json = asJson;
   return {
-    [A.pk]: quarantineRowKey(consumer, boundedString(entry.coordinates, QUARANTINE_LIMITS.keyBytes).text),
+    [A.pk]: quarantineRowPk(consumer, entry.coordinates),
     [A.status]: INBOX_STATUS.quarantined,
     [A.reason]: boundedString(entry.reason, QUARANTINE_LIMITS.reasonBytes).text,
     [A.error]: boundedString(entry.message, QUARANTINE_LIMITS.errorBytes).text,

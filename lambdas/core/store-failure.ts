@@ -12,7 +12,8 @@ export type FailureClass = 'transient' | 'permanent' | 'systemic';
 
 /**
  * DynamoDB's messages for a request refused because of a record's content, in DynamoDB's and DynamoDB
- * Local's wordings (docs/aws-facts.md#dynamodb). None of them quotes the values.
+ * Local's wordings (docs/aws-facts.md#dynamodb), and the SDK's for numbers it cannot send. None of them
+ * quotes a value but the SDK's, which names the number.
  */
 const CAUSED_BY_CONTENT: readonly RegExp[] = [
   // Key size: "Size of hashkey has exceeded the maximum size limit of 2048 bytes" (DynamoDB),
@@ -25,8 +26,10 @@ const CAUSED_BY_CONTENT: readonly RegExp[] = [
   /multiple operations on one item/i,
   /transaction payload size cannot exceed/i,
   /nesting levels have exceeded/i,
-  /number (overflow|underflow)|cannot be converted to a numeric value/i,
+  /number (overflow|underflow)/i,
   /incorrect operand type for operator or function/i,
+  // The SDK's own refusal, before any request, of a number it cannot send exactly.
+  /Number\.(MAX|MIN)_SAFE_INTEGER/,
 ];
 
 /** Errors that say the function's setup is wrong, not a record. */
@@ -69,8 +72,8 @@ export function validationReason(error: unknown): string | undefined {
 }
 
 /**
- * How many records one invocation quarantines for DynamoDB refusing their content while none of its
- * records was applied. Past it, the same refusal is treated as systemic (a deploy that writes an
+ * How many records in a row a container quarantines for DynamoDB refusing their content, with no record
+ * applied in between (refusal-streak.ts). Past it, refusals are taken as systemic (a deploy that writes an
  * impossible item for every record): the records are reported, not quarantined en masse.
  */
 export const MAX_REJECTIONS_WITHOUT_SUCCESS = 3;

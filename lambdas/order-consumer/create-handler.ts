@@ -75,17 +75,20 @@ export function createHandler(deps: OrderConsumerDependencies) {
       : telemetry,
   });
 
-  return middy<unknown, KafkaBatchResponse, Error, Context>()
-    .use(injectLambdaContext(logger))
-    .use(logMetrics(metrics))
-    .handler(async (event, context) => {
-      try {
-        return await processBatch(event, context);
-      } catch (error) {
-        // The whole batch is retried: say why, once, before Lambda does.
-        logger.error('batch failed as a whole', error as Error);
-        metrics.addMetric(BATCH_METRICS.failedBatches, MetricUnit.Count, 1);
-        throw error;
-      }
-    });
+  return (
+    middy<unknown, KafkaBatchResponse, Error, Context>()
+      // Never the event: its records are payload (POWERTOOLS_LOGGER_LOG_EVENT would log it otherwise).
+      .use(injectLambdaContext(logger, { logEvent: false }))
+      .use(logMetrics(metrics))
+      .handler(async (event, context) => {
+        try {
+          return await processBatch(event, context);
+        } catch (error) {
+          // The whole batch is retried: say why, once, before Lambda does.
+          logger.error('batch failed as a whole', error as Error);
+          metrics.addMetric(BATCH_METRICS.failedBatches, MetricUnit.Count, 1);
+          throw error;
+        }
+      })
+  );
 }

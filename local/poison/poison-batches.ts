@@ -122,7 +122,11 @@ const recordField = (partitionKey: string, next: number) =>
           value: valueField,
           headers: headersField,
           timestampType: fc.oneof(fc.constant<unknown>('CREATE_TIME'), anyText),
-          timestamp: fc.oneof(fc.constant<unknown>(1_700_000_000_000), fc.constantFrom<unknown>('now', -5)),
+          timestamp: fc.oneof(
+            { weight: 8, arbitrary: fc.constant<unknown>(1_700_000_000_000) },
+            // Nanoseconds, Long.MAX and beyond: numbers the SDK cannot write exactly.
+            fc.constantFrom<unknown>('now', -5, 1.7e18, 2 ** 63, -(2 ** 60), 1.5),
+          ),
         })
         .map(({ offset, ...fields }) => ({
           topic: partitionKey.slice(0, partitionKey.lastIndexOf('-')),

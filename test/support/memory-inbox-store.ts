@@ -20,7 +20,7 @@ interface MemoryRow {
   leaseUntilMs?: number;
 }
 
-type Operation = 'commit' | 'claim' | 'complete' | 'release' | 'quarantine';
+type Operation = 'commit' | 'claim' | 'complete' | 'release' | 'quarantine' | 'isQuarantined';
 
 /**
  * The inbox's semantics in memory, for processor unit tests with no I/O. The DynamoDB store is tested
@@ -86,6 +86,11 @@ export class MemoryInboxStore implements InboxStore {
     if (this.quarantined.has(entry.coordinates)) return 'already-quarantined';
     this.quarantined.set(entry.coordinates, entry);
     return 'quarantined';
+  }
+
+  async isQuarantined(coordinates: string): Promise<boolean> {
+    this.#enter('isQuarantined', coordinates);
+    return this.quarantined.has(coordinates);
   }
 
   #enter(operation: Operation, key: string): void {

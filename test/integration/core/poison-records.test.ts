@@ -85,23 +85,47 @@ function engineWith(effect: Effect, dynamoDb?: DynamoDBClient) {
 }
 
 describe('class 1: DynamoDB limits hit by the record content', () => {
-  it("quarantines an order whose business key is over 2,048 bytes, with DynamoDB's message, and applies the next one", async () => {
-    const consumer = orderConsumer(tables);
+  it("quarantines a record whose effect writes a key over 2,048 bytes, with DynamoDB's message, and applies the next one", async () => {
+    // The key comes from the record: a producer decides its length.
+    const engine = engineWith(({ record }) => ({
+      kind: 'transact',
+      writes: [
+        {
+          Update: {
+            TableName: tables.appTableName,
+            Key: { pk: `account#${record.value?.toString()}` },
+            UpdateExpression: 'SET #n = if_not_exists(#n, :zero) + :one',
+            ExpressionAttributeNames: { '#n': 'n' },
+            ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+          },
+        },
+      ],
+    }));
     const event = kafkaEvent([
-      orderRecord(1, { eventId: 'c1-long-key', accountId: 'a'.repeat(3_000) }),
-      orderRecord(2, { eventId: 'c1-after', accountId: 'c1-acct' }),
+      { offset: 1, headers: { event_id: 'c1-long-key' }, value: 'a'.repeat(3_000) },
+      { offset: 2, headers: { event_id: 'c1-after' }, value: 'c1-acct' },
     ]);
+
+    const response = await engine.invoke(event);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(statuses(engine.outcomes())).toEqual([
+      'orders-0@1 quarantined dynamodb-rejected',
+      'orders-0@2 processed',
+    ]);
+    const row = await quarantineRow(engine.outcomes()[0]?.quarantineKey);
+    expect(row[INBOX_ATTRIBUTES.error]).toMatch(/2048 bytes/);
+    expect((await tables.get(tables.appTableName, 'account#c1-acct'))?.n).toBe(1);
+  });
+
+  it('quarantines an order whose ids a key cannot hold before any write (the sample validates them)', async () => {
+    const consumer = orderConsumer(tables);
+    const event = kafkaEvent([orderRecord(1, { eventId: 'c1-long-id', accountId: 'a'.repeat(3_000) })]);
 
     const response = await consumer.invoke(event);
 
     expect(response.batchItemFailures).toEqual([]);
-    expect(statuses(consumer.lastOutcomes())).toEqual([
-      'orders-0@1 quarantined dynamodb-rejected',
-      'orders-0@2 processed',
-    ]);
-    const row = await quarantineRow(consumer.lastOutcomes()[0]?.quarantineKey);
-    expect(row[INBOX_ATTRIBUTES.error]).toMatch(/2048 bytes/);
-    expect((await tables.get(tables.appTableName, 'account#c1-acct'))?.balance).toBe(-100);
+    expect(statuses(consumer.lastOutcomes())).toEqual(['orders-0@1 quarantined invalid-event']);
   });
 
   it('quarantines a record whose effect writes an item over 400 KB', async () => {
@@ -309,6 +333,71 @@ describe('systemic refusals', () => {
     ]);
     expect(engine.outcomes()[3]?.reason).toBe('systemic-store-error');
     expect(response.batchItemFailures.map((f) => f.itemIdentifier.offset)).toEqual([3, 4, 5]);
+
+    // Lambda retries from offset 3, again and again: nothing more is quarantined.
+    const retry = kafkaEvent(
+      Array.from({ length: 3 }, (_, index) => ({
+        offset: index + 3,
+        headers: { event_id: `sys-${index + 3}` },
+        value: 'v',
+      })),
+    );
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await engine.invoke(retry);
+      expect(engine.outcomes().map((o) => o.status)).toEqual(['failed', 'blocked', 'blocked']);
+    }
+    // A full redelivery finds the first three quarantined already, and still quarantines no other.
+    await engine.invoke(event);
+    expect(engine.outcomes().map((o) => o.status)).toEqual([
+      'quarantined',
+      'quarantined',
+      'quarantined',
+      'failed',
+      'blocked',
+      'blocked',
+    ]);
+  });
+
+  it('quarantines a flood of refused records when records between them are applied', async () => {
+    // Odd offsets carry a key DynamoDB refuses; even ones are fine.
+    const engine = engineWith(({ record }) => ({
+      kind: 'transact',
+      writes: [{ Put: { TableName: tables.appTableName, Item: { pk: `item#${record.value?.toString()}` } } }],
+    }));
+    const event = kafkaEvent(
+      Array.from({ length: 12 }, (_, index) => ({
+        offset: index,
+        headers: { event_id: `flood-${index}` },
+        value: index % 2 === 1 ? 'k'.repeat(3_000) : `fine-${index}`,
+      })),
+    );
+
+    const response = await engine.invoke(event);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(engine.outcomes().filter((o) => o.status === 'quarantined')).toHaveLength(6);
+  });
+
+  it('quarantines later copies of a quarantined event without another try at DynamoDB', async () => {
+    const attempts: string[] = [];
+    const engine = engineWith(({ record }) => {
+      attempts.push(record.coordinates);
+      return {
+        kind: 'transact',
+        writes: [{ Put: { TableName: tables.appTableName, Item: { pk: 'k'.repeat(3_000) } } }],
+      };
+    });
+    const copies = Array.from({ length: 5 }, (_, index) => ({
+      offset: index,
+      headers: { event_id: 'copied' },
+      value: 'same',
+    }));
+
+    const response = await engine.invoke(kafkaEvent(copies));
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(engine.outcomes().map((o) => o.status)).toEqual(Array(5).fill('quarantined'));
+    expect(attempts).toEqual(['orders-0@0']);
   });
 
   it('reports, never quarantines, every record when the table is missing', async () => {

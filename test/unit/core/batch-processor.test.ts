@@ -160,14 +160,14 @@ describe('processBatch', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['failed', 'blocked']);
   });
 
-  it('fails a record whose effect has more writes than one transaction holds', async () => {
+  it('quarantines a record whose effect has more writes than one transaction holds, without a commit', async () => {
     const write = { Put: { TableName: 't', Item: { pk: 'x' } } };
     const { store, run } = setup({ effect: () => ({ kind: 'transact', writes: Array(100).fill(write) }) });
 
     const outcomes = await run([rec(1, 'a')]);
 
-    expect(outcomes).toMatchObject([{ status: 'failed', reason: 'effect-too-large' }]);
-    expect(store.calls).toEqual([]);
+    expect(outcomes).toMatchObject([{ status: 'quarantined', reason: 'effect-too-large' }]);
+    expect(store.calls.map((call) => call.operation)).toEqual(['quarantine']);
   });
 
   it('defers every record once the remaining time is under the margin', async () => {

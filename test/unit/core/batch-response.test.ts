@@ -40,7 +40,33 @@ describe('toBatchResponse', () => {
     ]);
   });
 
-  it('throws when a record to retry has no offset, so the whole batch is retried', () => {
+  it('throws when a record to retry has no offset and none before it has, so the whole batch is retried', () => {
     expect(() => toBatchResponse([outcome('failed', undefined)])).toThrow(UnreportableRecordError);
+    expect(() => toBatchResponse([outcome('processed', 4, 'other-0'), outcome('failed', undefined)])).toThrow(
+      UnreportableRecordError,
+    );
+  });
+
+  it('names the nearest earlier record for an offset-less record to retry, and everything from it on', () => {
+    const response = toBatchResponse([
+      outcome('processed', 4),
+      outcome('processed', 5),
+      outcome('failed', undefined),
+      outcome('blocked', 7),
+    ]);
+
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier.offset)).toEqual([5, 7]);
+  });
+
+  it('needs no name for an offset-less record behind a reported one, in key order too', () => {
+    // Per-key ordering: a later key's record may finish while an earlier one failed; outcomes stay in delivery order.
+    const response = toBatchResponse([
+      outcome('failed', 4),
+      outcome('processed', 5),
+      outcome('blocked', undefined),
+      outcome('processed', 6),
+    ]);
+
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier.offset)).toEqual([4, 5, 6]);
   });
 });

@@ -24,14 +24,20 @@ describe('validateOrderPlaced', () => {
     expect(validateOrderPlaced({ type: 'OrderPlaced', order_id: '', amount: 1.5 })).toEqual({
       ok: false,
       problems: [
-        'event_id must be a non-empty string',
-        'order_id must be a non-empty string',
-        'account_id must be a non-empty string',
+        'event_id must be a well-formed string of 1 to 1000 bytes',
+        'order_id must be a well-formed string of 1 to 1000 bytes',
+        'account_id must be a well-formed string of 1 to 1000 bytes',
         'amount must be a positive whole number of cents',
       ],
     });
     expect(validateOrderPlaced([order])).toMatchObject({ ok: false });
     expect(validateOrderPlaced({ ...order, amount: 0 })).toMatchObject({ ok: false });
+  });
+
+  it('refuses ids a DynamoDB key cannot hold faithfully: too long, or with lone surrogates', () => {
+    expect(validateOrderPlaced({ ...order, account_id: 'a'.repeat(1_001) })).toMatchObject({ ok: false });
+    expect(validateOrderPlaced({ ...order, order_id: 'o-\ud800' })).toMatchObject({ ok: false });
+    expect(validateOrderPlaced({ ...order, account_id: '€'.repeat(333) })).toMatchObject({ ok: true });
   });
 });
 
@@ -78,7 +84,7 @@ describe('orderPlacedEffect', () => {
 
 describe('skipOtherEventTypes', () => {
   it('skips records of another type and keeps OrderPlaced, untyped and non-JSON records', () => {
-    expect(skipOtherEventTypes(decode({ value: { type: 'OrderShipped' } }))).toBe('event type OrderShipped');
+    expect(skipOtherEventTypes(decode({ value: { type: 'OrderShipped' } }))).toBe('other-event-type');
     expect(skipOtherEventTypes(decode({ value: order }))).toBeUndefined();
     expect(skipOtherEventTypes(decode({ value: { event_id: 'x' } }))).toBeUndefined();
     expect(skipOtherEventTypes(decode({ value: 'plain text' }))).toBeUndefined();
