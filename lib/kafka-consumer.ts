@@ -9,6 +9,18 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from '../lambdas/core/inbox-item.js';
 import { METRICS_NAMESPACE } from '../lambdas/core/metric-names.js';
+import {
+  crossSettingProblems,
+  HANDLER_SETTINGS,
+  type HandlerSettings,
+  readHandlerSettings,
+  SETTING_VARIABLES,
+  type SettingDefinition,
+  type SettingName,
+  settingProblem,
+  settingsEnvironment,
+  type TunableSettings,
+} from '../lambdas/core/settings.js';
 import { HANDLER_BUNDLE, ORDER_CONSUMER_ENTRY } from './bundling.js';
 import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
@@ -151,6 +163,13 @@ export interface KafkaConsumerProps {
    */
   readonly logRetention?: logs.RetentionDays;
   /**
+   * The handler's other settings (lambdas/core/settings.ts, the README's settings table): ordering, key
+   * source and concurrency, lease margin, completed-key cache, dedup header, field and fallback. Checked
+   * at synth time against the bounds the handler enforces.
+   * @default - the handler's defaults
+   */
+  readonly settings?: TunableSettings;
+  /**
    * Extra environment variables for your handler. The ones this construct sets cannot be overridden.
    * @default - none
    */
@@ -207,19 +226,22 @@ export interface KafkaConsumerProps {
   readonly failureRetention?: Duration;
 }
 
-/** Env vars this construct owns; `environment` may not set them. */
+/** Env vars this construct owns (every handler setting among them); `environment` may not set them. */
 const RESERVED_ENV = [
-  'INBOX_TABLE_NAME',
+  ...SETTING_VARIABLES,
   'APP_TABLE_NAME',
-  'CONSUMER_NAME',
-  'DEDUP_TTL_SECONDS',
-  'DEADLINE_MARGIN_MS',
-  'PARTITION_CONCURRENCY',
   'POWERTOOLS_SERVICE_NAME',
   'POWERTOOLS_METRICS_NAMESPACE',
   'POWERTOOLS_LOG_LEVEL',
   'NODE_OPTIONS',
 ] as const;
+
+/** Settings the construct's own typed props carry: `settings` may not set them too. */
+const SETTINGS_FROM_PROPS: Partial<Record<SettingName, keyof KafkaConsumerProps>> = {
+  dedupTtlSeconds: 'dedupTtl',
+  deadlineMarginMs: 'deadlineMargin',
+  partitionConcurrency: 'partitionConcurrency',
+};
 
 /** Lambda's ESM needs these to attach to the brokers' VPC; EC2 Describe* actions take no resource ARN. */
 export const ESM_NETWORK_ACTIONS = [
@@ -236,8 +258,8 @@ const KAFKA_TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
 const CONSUMER_GROUP_ID = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
 const BOOTSTRAP_SERVER = /^[^\s:,]+:\d{1,5}$/;
 const MAX_RECORD_AGE_LIMIT_SECONDS = 604_800;
-/** The handler's own bound on DEDUP_TTL_SECONDS (lambdas/core/config.ts). */
-const MAX_DEDUP_TTL_SECONDS = 31_536_000;
+/** The handler's own bound on DEDUP_TTL_SECONDS (lambdas/core/settings.ts). */
+const MAX_DEDUP_TTL_SECONDS = HANDLER_SETTINGS.dedupTtlSeconds.max;
 
 const APPLICATION_LOG_LEVEL: Record<HandlerLogLevel, lambda.ApplicationLogLevel> = {
   DEBUG: lambda.ApplicationLogLevel.DEBUG,
@@ -309,14 +331,8 @@ export class KafkaConsumer extends Construct {
       description: `Applies each ${props.topic} record once (inbox ${props.consumerName})`,
       environment: {
         ...props.environment,
-        INBOX_TABLE_NAME: props.inboxTable.tableName,
         ...(props.appTable ? { APP_TABLE_NAME: props.appTable.tableName } : {}),
-        CONSUMER_NAME: props.consumerName,
-        DEDUP_TTL_SECONDS: String(settings.dedupTtl.toSeconds({ integral: false })),
-        DEADLINE_MARGIN_MS: String(settings.deadlineMargin.toMilliseconds()),
-        ...(props.partitionConcurrency === undefined
-          ? {}
-          : { PARTITION_CONCURRENCY: String(props.partitionConcurrency) }),
+        ...settingsEnvironment(handlerSettingsOf(props, settings)),
         POWERTOOLS_SERVICE_NAME: props.consumerName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: logLevel,
@@ -523,6 +539,45 @@ export class KafkaConsumer extends Construct {
   }
 }
 
+/** The settings the handler gets from this construct: its typed props, then `settings`. */
+function handlerSettingsOf(props: KafkaConsumerProps, s: ResolvedSettings): Partial<HandlerSettings> {
+  return {
+    inboxTableName: props.inboxTable.tableName,
+    consumerName: props.consumerName,
+    dedupTtlSeconds: s.dedupTtl.toSeconds({ integral: false }),
+    deadlineMarginMs: s.deadlineMargin.toMilliseconds(),
+    ...(props.partitionConcurrency === undefined ? {} : { partitionConcurrency: props.partitionConcurrency }),
+    ...props.settings,
+  };
+}
+
+/** The `settings` prop against the handler's own bounds and rules, named as props. */
+function settingsProblems(props: KafkaConsumerProps): string[] {
+  const given = Object.entries(props.settings ?? {}).filter(([, value]) => value !== undefined) as [
+    SettingName,
+    string | number,
+  ][];
+  const problems: string[] = [];
+  for (const [name, value] of given) {
+    const definition: SettingDefinition | undefined = HANDLER_SETTINGS[name];
+    if (definition === undefined || definition.setByConstruct) {
+      problems.push(`settings.${name} is not a setting you can set: remove it`);
+      continue;
+    }
+    const fromProp = SETTINGS_FROM_PROPS[name];
+    if (fromProp !== undefined) {
+      problems.push(`settings.${name} is the ${fromProp} prop: set ${fromProp} instead`);
+      continue;
+    }
+    const problem = settingProblem(name, value);
+    if (problem) problems.push(`settings.${name}: ${problem}`);
+  }
+  const env = settingsEnvironment(Object.fromEntries(given));
+  const { settings } = readHandlerSettings({ INBOX_TABLE_NAME: 'x', CONSUMER_NAME: 'x', ...env });
+  problems.push(...crossSettingProblems(settings, new Set(given.map(([name]) => name))));
+  return problems;
+}
+
 function resolveSettings(props: KafkaConsumerProps): ResolvedSettings {
   const pollers = props.provisionedPollers === false ? undefined : props.provisionedPollers;
   return {
@@ -559,6 +614,7 @@ function validate(props: KafkaConsumerProps, s: ResolvedSettings): string[] {
     );
   }
   problems.push(...validateSource(props.source));
+  problems.push(...settingsProblems(props));
 
   // Lambda honours a Kafka partial batch response only in provisioned mode; in on-demand mode a reported
   // record is ignored and the whole batch commits: records would be lost.
@@ -636,11 +692,10 @@ function validate(props: KafkaConsumerProps, s: ResolvedSettings): string[] {
   }
   if (
     props.partitionConcurrency !== undefined &&
-    (!Number.isInteger(props.partitionConcurrency) ||
-      props.partitionConcurrency < 1 ||
-      props.partitionConcurrency > 256)
+    settingProblem('partitionConcurrency', props.partitionConcurrency)
   ) {
-    fail(`partitionConcurrency is ${props.partitionConcurrency}: set a whole number from 1 to 256`);
+    const { min, max } = HANDLER_SETTINGS.partitionConcurrency;
+    fail(`partitionConcurrency is ${props.partitionConcurrency}: set a whole number from ${min} to ${max}`);
   }
   if (
     props.startingPosition === lambda.StartingPosition.AT_TIMESTAMP &&

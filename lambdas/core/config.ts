@@ -1,7 +1,7 @@
-import { DEFAULT_DEDUP_KEY_POLICY, type DedupKeyPolicy } from './dedup-key.js';
+import type { DedupKeyPolicy } from './dedup-key.js';
 import { ConfigError } from './errors.js';
-import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from './inbox-item.js';
 import { DEFAULT_ORDERING, type PartitionOrdering, parseKeySource } from './ordering.js';
+import { type HandlerSettings, readHandlerSettings } from './settings.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -17,13 +17,6 @@ export interface InboxConfig {
   /** Completed keys remembered per container, so a redelivered duplicate costs no request; 0 turns it off. */
   readonly completedKeyCacheSize: number;
 }
-
-/** Enough for a redelivery of the largest batch Lambda sends (10,000 records), a few MB of memory. */
-export const DEFAULT_COMPLETED_KEY_CACHE_SIZE = 10_000;
-export const DEFAULT_KEY_CONCURRENCY = 16;
-
-/** Lambda's Kafka ESM never redelivers a record older than its maximum record age, at most 7 days. */
-const MIN_DEDUP_TTL_SECONDS = 60;
 
 /**
  * Reads variables and collects every problem, so one error names all of them.
@@ -46,6 +39,13 @@ export class EnvReader {
     if (pattern && !pattern.test(value))
       this.#problems.push(`${name} "${value}" ${hint ?? `must match ${pattern}`}`);
     return value;
+  }
+
+  /** Every handler setting (settings.ts), its problems recorded with the others. */
+  handlerSettings(): HandlerSettings {
+    const { settings, problems } = readHandlerSettings(this.#env);
+    this.#problems.push(...problems);
+    return settings;
   }
 
   /** Records a problem found while combining variables. */
@@ -89,58 +89,34 @@ export class EnvReader {
   }
 }
 
-/** The engine's settings, common to every consumer. */
+/** The engine's settings, common to every consumer, from the one table of settings (settings.ts). */
 export function readInboxConfig(reader: EnvReader): InboxConfig {
-  return {
-    inboxTableName: reader.required('INBOX_TABLE_NAME'),
-    consumerName: reader.required(
-      'CONSUMER_NAME',
-      CONSUMER_NAME_PATTERN,
-      'must be 1-64 letters, digits, dots, dashes or underscores',
-    ),
-    dedupTtlSeconds: reader.integer(
-      'DEDUP_TTL_SECONDS',
-      DEFAULT_DEDUP_TTL_SECONDS,
-      MIN_DEDUP_TTL_SECONDS,
-      31_536_000,
-    ),
-    dedupKeyPolicy: {
-      header: reader.optional('DEDUP_HEADER', DEFAULT_DEDUP_KEY_POLICY.header),
-      field: reader.optional('DEDUP_FIELD', DEFAULT_DEDUP_KEY_POLICY.field),
-      fallback: reader.oneOf(
-        'DEDUP_KEY_FALLBACK',
-        ['none', 'coordinates'],
-        DEFAULT_DEDUP_KEY_POLICY.fallback,
-      ),
-    },
-    deadlineMarginMs: reader.integer('DEADLINE_MARGIN_MS', 3_000, 0, 600_000),
-    leaseMarginMs: reader.integer('LEASE_MARGIN_MS', 10_000, 0, 3_600_000),
-    partitionConcurrency: reader.integer('PARTITION_CONCURRENCY', 8, 1, 256),
-    ordering: readOrdering(reader),
-    completedKeyCacheSize: reader.integer(
-      'COMPLETED_KEY_CACHE_SIZE',
-      DEFAULT_COMPLETED_KEY_CACHE_SIZE,
-      0,
-      1_000_000,
-    ),
-  };
+  return inboxConfigFrom(reader.handlerSettings());
 }
 
-/** ORDERING=partition|key; KEY_SOURCE and KEY_CONCURRENCY only mean something with ORDERING=key. */
-function readOrdering(reader: EnvReader): PartitionOrdering {
-  const by = reader.oneOf('ORDERING', ['partition', 'key'], DEFAULT_ORDERING.by);
-  const keySourceText = reader.optional('KEY_SOURCE', '');
-  const keyConcurrency = reader.integer('KEY_CONCURRENCY', DEFAULT_KEY_CONCURRENCY, 1, 1_000);
-  if (by === 'partition') {
-    if (keySourceText !== '' || reader.isSet('KEY_CONCURRENCY')) {
-      reader.problem('KEY_SOURCE and KEY_CONCURRENCY apply only with ORDERING=key');
-    }
-    return DEFAULT_ORDERING;
-  }
-  const keySource = parseKeySource(keySourceText || 'kafka-key');
-  if (!keySource) {
-    reader.problem(`KEY_SOURCE "${keySourceText}" must be kafka-key or field:<name>`);
-    return DEFAULT_ORDERING;
-  }
-  return { by: 'key', keySource, keyConcurrency };
+/** The engine's view of the settings: the dedup key policy and the ordering as the processor takes them. */
+export function inboxConfigFrom(settings: HandlerSettings): InboxConfig {
+  return {
+    inboxTableName: settings.inboxTableName,
+    consumerName: settings.consumerName,
+    dedupTtlSeconds: settings.dedupTtlSeconds,
+    dedupKeyPolicy: {
+      header: settings.dedupHeader,
+      field: settings.dedupField,
+      fallback: settings.dedupKeyFallback,
+    },
+    deadlineMarginMs: settings.deadlineMarginMs,
+    leaseMarginMs: settings.leaseMarginMs,
+    partitionConcurrency: settings.partitionConcurrency,
+    ordering:
+      settings.ordering === 'key'
+        ? {
+            by: 'key',
+            // KEY_SOURCE was checked against its pattern: kafka-key or field:<name>.
+            keySource: parseKeySource(settings.keySource) ?? { from: 'kafka-key' },
+            keyConcurrency: settings.keyConcurrency,
+          }
+        : DEFAULT_ORDERING,
+    completedKeyCacheSize: settings.completedKeyCacheSize,
+  };
 }

@@ -101,6 +101,32 @@ describe('KafkaConsumer on MSK with IAM authentication (defaults)', () => {
     });
   });
 
+  it('passes every setting given in `settings` to the handler as its variable', () => {
+    const tuned = build({
+      settings: {
+        ordering: 'key',
+        keySource: 'field:account_id',
+        keyConcurrency: 4,
+        leaseMarginMs: 20_000,
+        completedKeyCacheSize: 0,
+        dedupHeader: 'id',
+        dedupField: 'id',
+        dedupKeyFallback: 'coordinates',
+      },
+    });
+    const fn = onlyResource(tuned.template, 'AWS::Lambda::Function');
+    expect((fn.Properties.Environment as { Variables: unknown }).Variables).toMatchObject({
+      ORDERING: 'key',
+      KEY_SOURCE: 'field:account_id',
+      KEY_CONCURRENCY: '4',
+      LEASE_MARGIN_MS: '20000',
+      COMPLETED_KEY_CACHE_SIZE: '0',
+      DEDUP_HEADER: 'id',
+      DEDUP_FIELD: 'id',
+      DEDUP_KEY_FALLBACK: 'coordinates',
+    });
+  });
+
   it('bundles a minified ESM file with the require banner and a source map', () => {
     const assembly = built.app.synth();
     const fn = onlyResource(built.template, 'AWS::Lambda::Function');
@@ -362,6 +388,26 @@ describe('KafkaConsumer props', () => {
       /environment sets CONSUMER_NAME/,
     ],
     ['a wildcard app table action', { appTableActions: ['dynamodb:*'] }, /appTableActions has "dynamodb:\*"/],
+    [
+      'a setting out of the handler bounds',
+      { settings: { keyConcurrency: 0, ordering: 'key' } },
+      /settings.keyConcurrency: KEY_CONCURRENCY "0" must be a whole number from 1 to 1000/,
+    ],
+    [
+      'a key source without key ordering',
+      { settings: { keySource: 'field:account_id' } },
+      /KEY_SOURCE and KEY_CONCURRENCY apply only with ORDERING=key/,
+    ],
+    [
+      'a key source the handler cannot read',
+      { settings: { ordering: 'key', keySource: 'header:x' } },
+      /settings.keySource: KEY_SOURCE "header:x" must be kafka-key or field:<name>/,
+    ],
+    [
+      'a setting that a typed prop carries',
+      { settings: { deadlineMarginMs: 5_000 } as never },
+      /settings.deadlineMarginMs is the deadlineMargin prop: set deadlineMargin instead/,
+    ],
     [
       'a sub-second batching window',
       { maxBatchingWindow: Duration.millis(1500) },

@@ -91,8 +91,8 @@ describe('ordering and cache variables', () => {
       'COMPLETED_KEY_CACHE_SIZE "-1" must be a whole number from 0 to 1000000',
     ]);
     expect(problems({ ORDERING: 'key', KEY_SOURCE: 'header:x', KEY_CONCURRENCY: '0' })).toEqual([
-      'KEY_CONCURRENCY "0" must be a whole number from 1 to 1000',
       'KEY_SOURCE "header:x" must be kafka-key or field:<name>',
+      'KEY_CONCURRENCY "0" must be a whole number from 1 to 1000',
     ]);
     expect(problems({ KEY_SOURCE: 'kafka-key' })).toEqual([
       'KEY_SOURCE and KEY_CONCURRENCY apply only with ORDERING=key',
