@@ -6,19 +6,24 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { inboxConfigFrom } from '../../lambdas/core/config.js';
+import { createInboxConsumer, type InboxEffectInput } from '../../lambdas/core/create-inbox-consumer.js';
 import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.js';
-import type { Effect } from '../../lambdas/core/effect.js';
-import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
-import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
-import { orderPlacedEffect } from '../../lambdas/order-consumer/order-placed.js';
+import type { EffectPlan } from '../../lambdas/core/effect.js';
+import {
+  type HandlerSettings,
+  readHandlerSettings,
+  settingsEnvironment,
+} from '../../lambdas/core/settings.js';
+import { type OrderPlaced, orderConsumer } from '../../lambdas/order-consumer/order-placed.js';
 import type { BenchTables, ContainerDependencies, Contender } from './contender.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
 export interface InboxContenderOptions {
   readonly name: string;
   readonly description: string;
-  /** Variables on top of the required ones, exactly as they would be set on the function. */
-  readonly env?: Readonly<Record<string, string>>;
+  /** Settings on top of the required ones, as the construct's `settings` prop would set them. */
+  readonly settings?: Partial<HandlerSettings>;
   /** `side-effect` claims a lease, sends the two writes as separate requests, then completes. */
   readonly mode: 'transactional' | 'side-effect';
   /** Changes to the deployed client settings, for an ablation. */
@@ -28,32 +33,36 @@ export interface InboxContenderOptions {
 export const BENCH_CONSUMER = 'bench-consumer';
 
 export function inboxContender(options: InboxContenderOptions): Contender {
-  const configFor = (tables: BenchTables) =>
-    readOrderConsumerConfig({
-      INBOX_TABLE_NAME: tables.inbox,
-      APP_TABLE_NAME: tables.app,
+  const settingsFor = (tables: BenchTables): Partial<HandlerSettings> => ({
+    inboxTableName: tables.inbox,
+    consumerName: BENCH_CONSUMER,
+    ...options.settings,
+  });
+  // What the Lambda entry reads for the same settings.
+  const deployed = inboxConfigFrom(
+    readHandlerSettings({
+      INBOX_TABLE_NAME: '-',
       CONSUMER_NAME: BENCH_CONSUMER,
-      ...options.env,
-    });
+      ...settingsEnvironment(options.settings ?? {}),
+    }).settings,
+  );
   return {
     name: options.name,
     description: options.description,
     // What the Lambda entry (handler.ts) builds for the same variables.
-    clientConfig: (options.clientOverrides ?? ((config) => config))(
-      dynamoDbClientConfig(configFor({ inbox: '-', app: '-', idempotency: '-' })),
-    ),
+    clientConfig: (options.clientOverrides ?? ((config) => config))(dynamoDbClientConfig(deployed)),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
-      const config = configFor(tables);
-      const handler = createHandler({
-        config,
+      const consumer = orderConsumer(tables.app);
+      const handler = createInboxConsumer({
+        ...consumer,
+        settings: settingsFor(tables),
         dynamoDb,
         // Per-batch telemetry costs the same for every batch size; silenced so the bench output stays readable.
         logger: new Logger({ serviceName: BENCH_CONSUMER, logLevel: 'SILENT' }),
         metrics: new Metrics({ namespace: 'MskInboxBench', serviceName: BENCH_CONSUMER }),
-        effect:
-          options.mode === 'side-effect'
-            ? sideEffectOrders(DynamoDBDocumentClient.from(dynamoDb), tables.app)
-            : undefined,
+        ...(options.mode === 'side-effect'
+          ? { effect: sideEffectOrders(DynamoDBDocumentClient.from(dynamoDb), consumer.effect) }
+          : {}),
       });
       return { invoke: (event, context) => handler(event, context) };
     },
@@ -61,10 +70,12 @@ export function inboxContender(options: InboxContenderOptions): Contender {
 }
 
 /** The order consumer's own validation and writes, run under a lease instead of inside the transaction. */
-function sideEffectOrders(documentClient: DynamoDBDocumentClient, appTableName: string): Effect {
-  const transactional = orderPlacedEffect(appTableName);
-  return async (input) => {
-    const plan = await transactional(input);
+function sideEffectOrders(
+  documentClient: DynamoDBDocumentClient,
+  transactional: (input: InboxEffectInput<OrderPlaced>) => EffectPlan,
+) {
+  return (input: InboxEffectInput<OrderPlaced>): EffectPlan => {
+    const plan = transactional(input);
     if (plan.kind !== 'transact') return plan;
     return { kind: 'call', run: () => sendWritesOneByOne(documentClient, plan.writes) };
   };

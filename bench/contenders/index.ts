@@ -12,7 +12,7 @@ const inboxTxPerKey = {
   name: 'inbox-tx-per-key',
   description: 'transactional mode, ORDERING=key on the Kafka key: keys of a partition run concurrently',
   mode: 'transactional',
-  env: { ORDERING: 'key', KEY_SOURCE: 'kafka-key' },
+  settings: { ordering: 'key', keySource: 'kafka-key' },
 } as const;
 
 /** Every contender compared, in report order; each runs the same deliveries on fresh tables. */
@@ -43,7 +43,7 @@ export const ABLATIONS: readonly Ablation[] = [
       ...inboxTx,
       name: 'inbox-tx without the completed-key cache',
       description: 'COMPLETED_KEY_CACHE_SIZE=0',
-      env: { COMPLETED_KEY_CACHE_SIZE: '0' },
+      settings: { completedKeyCacheSize: 0 },
     }),
     sequence: 'new then redelivered',
     scenario: 'redelivery-4p',
@@ -72,7 +72,7 @@ export const ABLATIONS: readonly Ablation[] = [
       ...inboxTxPerKey,
       name: 'inbox-tx-per-key with KEY_CONCURRENCY=64',
       description: 'every key of the partition in flight',
-      env: { ...inboxTxPerKey.env, KEY_CONCURRENCY: '64' },
+      settings: { ...inboxTxPerKey.settings, keyConcurrency: 64 },
     }),
     sequence: 'one partition, many keys',
     scenario: 'keys-1p',

@@ -15,11 +15,7 @@ import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.
 import { DEFAULT_DEDUP_TTL_SECONDS } from '../../lambdas/core/inbox-item.js';
 import type { KafkaBatchItemFailure } from '../../lambdas/core/kafka-event.js';
 import { DEFAULT_ORDERING } from '../../lambdas/core/ordering.js';
-import {
-  type OrderPlaced,
-  orderPlacedWrites,
-  validateOrderPlaced,
-} from '../../lambdas/order-consumer/order-placed.js';
+import { OrderPlaced, orderPlacedWrites } from '../../lambdas/order-consumer/order-placed.js';
 import type { ContainerDependencies, Contender } from './contender.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
@@ -53,9 +49,9 @@ export const powertoolsContender: Contender = {
       for (const [index, record] of partition.records.entries()) {
         try {
           const json = record.json;
-          const validation = json.ok ? validateOrderPlaced(json.value) : undefined;
-          if (!validation?.ok) throw new Error(`${record.coordinates} is not an OrderPlaced event`);
-          await applyOrder(validation.order);
+          const validation = json.ok ? OrderPlaced.safeParse(json.value) : undefined;
+          if (!validation?.success) throw new Error(`${record.coordinates} is not an OrderPlaced event`);
+          await applyOrder(validation.data);
         } catch {
           // Lambda commits up to the lowest reported offset: report this record and every later one.
           return partition.records.slice(index).map((later) => ({

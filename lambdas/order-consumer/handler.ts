@@ -1,17 +1,8 @@
-/**
- * Lambda entry of the sample order consumer (transactional mode). Config and clients are built once per
- * cold start; everything else lives in createHandler so tests run the same chain with their own deps.
- */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { dynamoDbClientConfig } from '../core/dynamodb-client-config.js';
-import { readOrderConsumerConfig } from './config.js';
-import { createHandler } from './create-handler.js';
+/** Lambda entry of the sample order consumer (transactional mode): one call to the public entry. */
+import { ConfigError, createInboxConsumer } from '../core/index.js';
+import { orderConsumer } from './order-placed.js';
 
-export { createHandler } from './create-handler.js';
+const appTableName = process.env.APP_TABLE_NAME?.trim();
+if (!appTableName) throw new ConfigError(['APP_TABLE_NAME is required']);
 
-const config = readOrderConsumerConfig(process.env);
-
-export const handler = createHandler({
-  config,
-  dynamoDb: new DynamoDBClient(dynamoDbClientConfig(config)),
-});
+export const handler = createInboxConsumer(orderConsumer(appTableName));

@@ -1,76 +1,55 @@
 /**
- * The sample service's effect: an OrderPlaced debits the account and adds to the order total, in the
- * same transaction as the inbox row. The updates are relative on purpose: only the inbox makes them
- * exactly-once.
+ * The sample service: an OrderPlaced debits the account and adds to the order total, in the same
+ * transaction as the inbox row. The updates are relative on purpose: only the inbox makes them exactly-once.
  */
-import type { DecodedRecord } from '../core/decode-event.js';
-import type { Effect, EffectPlan } from '../core/effect.js';
+import { z } from 'zod';
+import type { DecodedRecord, EffectPlan, InboxConsumerOptions, InboxEffectInput } from '../core/index.js';
 
 export const ORDER_PLACED = 'OrderPlaced';
 
-/** Longest id, in UTF-8 bytes: `account#` plus it stays far under DynamoDB's 2,048-byte key limit. */
+/** Ids become DynamoDB keys: well-formed (a lone surrogate would be stored as U+FFFD) and far under 2,048 bytes. */
 const MAX_ID_BYTES = 1_000;
+const ID = `must be a well-formed string of 1 to ${MAX_ID_BYTES} bytes`;
+const id = z
+  .string({ error: ID })
+  .refine((s) => s !== '' && s.isWellFormed() && Buffer.byteLength(s) <= MAX_ID_BYTES, { error: ID });
+const CENTS = 'must be a positive whole number of cents';
+const cents = z.number({ error: CENTS }).int({ error: CENTS }).positive({ error: CENTS });
 
-export interface OrderPlaced {
-  readonly event_id: string;
-  readonly type: typeof ORDER_PLACED;
-  readonly order_id: string;
-  readonly account_id: string;
-  /** Cents; a positive integer. */
-  readonly amount: number;
-}
+export const OrderPlaced = z.object({
+  event_id: id,
+  type: z.literal(ORDER_PLACED, { error: `must be "${ORDER_PLACED}"` }),
+  order_id: id,
+  account_id: id,
+  amount: cents,
+});
+export type OrderPlaced = z.infer<typeof OrderPlaced>;
 
-export type OrderValidation =
-  | { readonly ok: true; readonly order: OrderPlaced }
-  | { readonly ok: false; readonly problems: string[] };
-
-export function validateOrderPlaced(value: unknown): OrderValidation {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, problems: ['the value is not a JSON object'] };
-  }
-  const event = value as Record<string, unknown>;
-  const problems: string[] = [];
-  for (const field of ['event_id', 'order_id', 'account_id'] as const) {
-    const id = event[field];
-    // Ids become DynamoDB keys: well-formed (a lone surrogate would be stored as U+FFFD, so two ids could
-    // share one account) and far under the 2,048-byte key limit.
-    if (typeof id !== 'string' || id === '' || !id.isWellFormed() || Buffer.byteLength(id) > MAX_ID_BYTES)
-      problems.push(`${field} must be a well-formed string of 1 to ${MAX_ID_BYTES} bytes`);
-  }
-  if (event.type !== ORDER_PLACED) problems.push(`type must be "${ORDER_PLACED}"`);
-  const amount = event.amount;
-  if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) {
-    problems.push('amount must be a positive whole number of cents');
-  }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, order: event as unknown as OrderPlaced };
-}
-
-/** Records of another type are not this consumer's business: acked with no write. */
+/** Records of another type are not this consumer's business: acked with no write (a fixed reason: it is logged). */
 export function skipOtherEventTypes(record: DecodedRecord): string | undefined {
-  const json = record.json;
-  if (!json.ok || typeof json.value !== 'object' || json.value === null) return undefined;
-  const type = (json.value as Record<string, unknown>).type;
-  // A fixed reason: the type is the producer's text, and reasons reach the logs.
+  const value = record.json.ok ? record.json.value : undefined;
+  const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
   return typeof type === 'string' && type !== ORDER_PLACED ? 'other-event-type' : undefined;
 }
 
-export function orderPlacedEffect(appTableName: string): Effect {
-  return ({ record, dedupKey }): EffectPlan => {
-    const json = record.json;
-    if (!json.ok) return { kind: 'reject', reason: 'invalid-event', message: json.error };
-    const validation = validateOrderPlaced(json.value);
-    if (!validation.ok)
-      return { kind: 'reject', reason: 'invalid-event', message: validation.problems.join('; ') };
-    const { order } = validation;
-    if (order.event_id !== dedupKey) {
-      return {
-        kind: 'reject',
-        reason: 'invalid-event',
-        message: 'event_id in the value differs from the event_id header',
-      };
-    }
-    return { kind: 'transact', writes: orderPlacedWrites(appTableName, order) };
-  };
+export function orderPlacedEffect(appTableName: string) {
+  return ({ event, dedupKey }: InboxEffectInput<OrderPlaced>): EffectPlan =>
+    event.event_id === dedupKey
+      ? { kind: 'transact', writes: orderPlacedWrites(appTableName, event) }
+      : {
+          kind: 'reject',
+          reason: 'invalid-event',
+          message: 'event_id in the value differs from the event_id header',
+        };
+}
+
+/** The sample consumer, for createInboxConsumer: its schema, what it skips, its effect. */
+export function orderConsumer(appTableName: string) {
+  return {
+    schema: OrderPlaced,
+    skip: skipOtherEventTypes,
+    effect: orderPlacedEffect(appTableName),
+  } satisfies InboxConsumerOptions<typeof OrderPlaced>;
 }
 
 export function orderPlacedWrites(appTableName: string, order: OrderPlaced) {

@@ -6,11 +6,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
+import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import { quarantineRowKey } from '../../lambdas/core/inbox-item.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
-import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
-import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
+import { orderConsumer } from '../../lambdas/order-consumer/order-placed.js';
 import type { ConsumerUnderTest } from './poison-promise.js';
 
 export interface PoisonTables {
@@ -20,14 +20,10 @@ export interface PoisonTables {
 }
 
 export function orderConsumerUnderTest(tables: PoisonTables, consumerName: string): ConsumerUnderTest {
-  const config = readOrderConsumerConfig({
-    INBOX_TABLE_NAME: tables.inboxTableName,
-    APP_TABLE_NAME: tables.appTableName,
-    CONSUMER_NAME: consumerName,
-  });
   let outcomes: readonly RecordOutcome[] = [];
-  const handler = createHandler({
-    config,
+  const handler = createInboxConsumer({
+    ...orderConsumer(tables.appTableName),
+    settings: { inboxTableName: tables.inboxTableName, consumerName },
     dynamoDb: tables.client,
     logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
     metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),

@@ -13,12 +13,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { BatchGetCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import type { Effect } from '../../lambdas/core/effect.js';
+import type { InboxEffectInput } from '../../lambdas/core/create-inbox-consumer.js';
+import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
+import type { EffectPlan } from '../../lambdas/core/effect.js';
 import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
 import { isReported, type OutcomeStatus, type RecordOutcome } from '../../lambdas/core/outcome.js';
-import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
-import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
-import { type OrderPlaced, orderPlacedEffect } from '../../lambdas/order-consumer/order-placed.js';
+import type { HandlerSettings } from '../../lambdas/core/settings.js';
+import { type OrderPlaced, orderConsumer } from '../../lambdas/order-consumer/order-placed.js';
 import { interpretResponse } from '../esm/batch-response.js';
 import { InMemoryLog } from '../esm/in-memory-log.js';
 import { buildMskEvent, type MskEvent, type MskEventEnvelope } from '../esm/msk-event.js';
@@ -346,20 +347,18 @@ class ScheduleRun {
 
   // ── the consumer under test ─────────────────────────────────────────────────────────────────────
 
-  #config() {
-    return readOrderConsumerConfig({
-      INBOX_TABLE_NAME: this.#target.inboxTableName,
-      APP_TABLE_NAME: this.#target.appTableName,
-      CONSUMER_NAME: this.#consumer,
-      DEDUP_TTL_SECONDS: String(DEDUP_TTL_SECONDS),
-      LEASE_MARGIN_MS: String(LEASE_MARGIN_MS),
-      DEADLINE_MARGIN_MS: String(DEADLINE_MARGIN_MS),
-      PARTITION_CONCURRENCY: String(this.#schedule.partitionConcurrency),
+  #settings(): Partial<HandlerSettings> {
+    return {
+      inboxTableName: this.#target.inboxTableName,
+      consumerName: this.#consumer,
+      dedupTtlSeconds: DEDUP_TTL_SECONDS,
+      leaseMarginMs: LEASE_MARGIN_MS,
+      deadlineMarginMs: DEADLINE_MARGIN_MS,
+      partitionConcurrency: this.#schedule.partitionConcurrency,
       ...(this.#schedule.ordering.by === 'key'
-        ? { ORDERING: 'key', KEY_CONCURRENCY: String(this.#schedule.ordering.keyConcurrency) }
+        ? { ordering: 'key', keyConcurrency: this.#schedule.ordering.keyConcurrency }
         : {}),
-      POWERTOOLS_METRICS_NAMESPACE: 'MskInboxSoak',
-    });
+    };
   }
 
   #observe(outcomes: readonly RecordOutcome[]): void {
@@ -372,16 +371,16 @@ class ScheduleRun {
    * builds it once per container (createHandler); in side-effect mode with the external effect.
    */
   #newContainer(): Invoke {
-    const effect = this.#mode === 'side-effect' ? this.#sideEffect() : undefined;
-    const config = this.#config();
-    const handler = createHandler({
-      config,
+    const consumer = orderConsumer(this.#target.appTableName);
+    const handler = createInboxConsumer({
+      ...consumer,
+      ...(this.#mode === 'side-effect' ? { effect: this.#sideEffect(consumer.effect) } : {}),
+      settings: this.#settings(),
       dynamoDb: this.#client,
       clock: attemptClock(this.#time),
       logger: new Logger({ serviceName: this.#consumer, logLevel: 'SILENT' }),
-      metrics: new Metrics({ namespace: config.metricsNamespace, serviceName: this.#consumer }),
+      metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: this.#consumer }),
       observe: { batchProcessed: (_summary, outcomes) => this.#observe(outcomes) },
-      ...(effect ? { effect } : {}),
     });
     if (this.#mutation === 'ack-everything') {
       return async (event, context) => {
@@ -393,14 +392,13 @@ class ScheduleRun {
   }
 
   /** Side-effect mode: claim → call the external service → complete, fenced by the lease. */
-  #sideEffect(): Effect {
+  #sideEffect(transactional: (input: InboxEffectInput<OrderPlaced>) => EffectPlan) {
     // Same validation and rejections as the sample service; only the effect moves outside DynamoDB.
-    const validate = orderPlacedEffect(this.#target.appTableName);
     const ledger = this.#ledger;
-    return async (input) => {
-      const plan = await validate(input);
+    return async (input: InboxEffectInput<OrderPlaced>): Promise<EffectPlan> => {
+      const plan = transactional(input);
       if (plan.kind !== 'transact') return plan;
-      const order = (input.record.json as { value: OrderPlaced }).value;
+      const order = input.event;
       const key = input.dedupKey;
       return {
         kind: 'call',

@@ -3,10 +3,11 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import type { BatchSummary } from '../../lambdas/core/batch-summary.js';
+import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
-import { readOrderConsumerConfig } from '../../lambdas/order-consumer/config.js';
-import { createHandler } from '../../lambdas/order-consumer/create-handler.js';
+import type { HandlerSettings } from '../../lambdas/core/settings.js';
+import { orderConsumer as orderConsumerOptions } from '../../lambdas/order-consumer/order-placed.js';
 import { lambdaContext, ManualClock } from './clocks.js';
 import type { TestTables } from './dynamodb.js';
 
@@ -27,24 +28,20 @@ export function orderConsumer(
   tables: TestTables,
   options: {
     dynamoDb?: DynamoDBClient;
-    env?: Record<string, string>;
+    /** On top of the tables and the consumer name. */
+    settings?: Partial<HandlerSettings>;
     clock?: ManualClock;
     /** @default a silent one */
     logger?: Logger;
   } = {},
 ): OrderConsumerUnderTest {
   const clock = options.clock ?? new ManualClock();
-  const config = readOrderConsumerConfig({
-    INBOX_TABLE_NAME: tables.inboxTableName,
-    APP_TABLE_NAME: tables.appTableName,
-    CONSUMER_NAME: CONSUMER,
-    ...options.env,
-  });
   const metrics = new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER });
   let outcomes: readonly RecordOutcome[] = [];
   let summary: BatchSummary | undefined;
-  const handler = createHandler({
-    config,
+  const handler = createInboxConsumer({
+    ...orderConsumerOptions(tables.appTableName),
+    settings: { inboxTableName: tables.inboxTableName, consumerName: CONSUMER, ...options.settings },
     dynamoDb: options.dynamoDb ?? tables.client,
     clock,
     logger: options.logger ?? new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),

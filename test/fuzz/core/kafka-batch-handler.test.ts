@@ -5,11 +5,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { toEngineEffect } from '../../../lambdas/core/create-inbox-consumer.js';
 import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import { InboxStoreError, InvalidEventError } from '../../../lambdas/core/errors.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
 import { isReported, type RecordOutcome } from '../../../lambdas/core/outcome.js';
-import { orderPlacedEffect, skipOtherEventTypes } from '../../../lambdas/order-consumer/order-placed.js';
+import { orderConsumer, skipOtherEventTypes } from '../../../lambdas/order-consumer/order-placed.js';
 import { ManualClock } from '../../support/clocks.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
 import {
@@ -33,7 +34,7 @@ function engine(refuse: (key: string) => boolean = () => false) {
   let observed: readonly RecordOutcome[] = [];
   const handle = createKafkaBatchHandler({
     store,
-    effect: orderPlacedEffect('app'),
+    effect: toEngineEffect(orderConsumer('app')),
     skipRecord: skipOtherEventTypes,
     dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
     clock,

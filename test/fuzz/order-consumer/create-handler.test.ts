@@ -9,12 +9,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import { InvalidEventError } from '../../../lambdas/core/errors.js';
 import { dedupRowKey, quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
 import type { KafkaBatchResponse } from '../../../lambdas/core/kafka-event.js';
 import { isReported, type RecordOutcome } from '../../../lambdas/core/outcome.js';
-import { readOrderConsumerConfig } from '../../../lambdas/order-consumer/config.js';
-import { createHandler } from '../../../lambdas/order-consumer/create-handler.js';
+import { orderConsumer } from '../../../lambdas/order-consumer/order-placed.js';
 import { localDynamoDbClient } from '../../../local/dynamodb-local/client.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
@@ -58,12 +58,9 @@ function fixture(refuse: (pk: string) => boolean = () => false): Fixture {
   const client = journaledClient(writes, refuse);
   const clock = new ManualClock();
   let observed: readonly RecordOutcome[] = [];
-  const handler = createHandler({
-    config: readOrderConsumerConfig({
-      INBOX_TABLE_NAME: tables.inboxTableName,
-      APP_TABLE_NAME: tables.appTableName,
-      CONSUMER_NAME: consumer,
-    }),
+  const handler = createInboxConsumer({
+    ...orderConsumer(tables.appTableName),
+    settings: { inboxTableName: tables.inboxTableName, consumerName: consumer },
     dynamoDb: client,
     clock,
     logger: new Logger({ serviceName: consumer, logLevel: 'SILENT' }),

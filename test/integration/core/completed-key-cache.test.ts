@@ -60,7 +60,7 @@ describe('the completed-key cache of one container, against DynamoDB Local', () 
     const counting = countingClient();
     const consumer = orderConsumer(tables, {
       dynamoDb: counting.client,
-      env: { COMPLETED_KEY_CACHE_SIZE: '1' },
+      settings: { completedKeyCacheSize: 1 },
     });
     const first = kafkaEvent([orderRecord(10, { eventId: 'e1', accountId: 'a1' })]);
     await consumer.invoke(first);

@@ -26,7 +26,7 @@ describe('ORDERING=key against DynamoDB Local', () => {
     (await tables.get(tables.appTableName, `account#${account}`))?.balance;
 
   it('applies every record once with the keys of one partition running concurrently', async () => {
-    const consumer = orderConsumer(tables, { env: { ORDERING: 'key', KEY_CONCURRENCY: '3' } });
+    const consumer = orderConsumer(tables, { settings: { ordering: 'key', keyConcurrency: 3 } });
 
     const response = await consumer.invoke(oneBusyPartition());
 
@@ -44,7 +44,7 @@ describe('ORDERING=key against DynamoDB Local', () => {
     );
     const consumer = orderConsumer(tables, {
       dynamoDb: faulty.client,
-      env: { ORDERING: 'key', KEY_CONCURRENCY: '3' },
+      settings: { ordering: 'key', keyConcurrency: 3 },
     });
     const event = oneBusyPartition();
 

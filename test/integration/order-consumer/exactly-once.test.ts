@@ -82,7 +82,7 @@ describe('order consumer against DynamoDB Local', () => {
   });
 
   it('applies the event again when its inbox row has expired but TTL has not deleted it yet', async () => {
-    const consumer = orderConsumer(tables, { env: { DEDUP_TTL_SECONDS: '3600' } });
+    const consumer = orderConsumer(tables, { settings: { dedupTtlSeconds: 3_600 } });
     const event = kafkaEvent([
       orderRecord(10, { eventId: 'e1', orderId: 'o1', accountId: 'a1', amount: 100 }),
     ]);

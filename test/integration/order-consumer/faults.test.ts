@@ -111,7 +111,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
   });
 
   it('reports unstarted records as deferred when the Lambda deadline is near', async () => {
-    const consumer = orderConsumer(tables, { env: { DEADLINE_MARGIN_MS: '5000' } });
+    const consumer = orderConsumer(tables, { settings: { deadlineMarginMs: 5_000 } });
 
     const response = await consumer.invoke(fourRecordsOnTwoPartitions(), 4_000);
 
@@ -130,7 +130,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
     const slowConsumer = orderConsumer(tables, {
       dynamoDb: faulty.client,
       clock,
-      env: { DEADLINE_MARGIN_MS: '5000', PARTITION_CONCURRENCY: '1' },
+      settings: { deadlineMarginMs: 5_000, partitionConcurrency: 1 },
     });
 
     const response = await slowConsumer.invoke(fourRecordsOnTwoPartitions(), 10_000);

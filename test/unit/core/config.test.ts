@@ -1,10 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { EnvReader, readInboxConfig } from '../../../lambdas/core/config.js';
 import { ConfigError } from '../../../lambdas/core/errors.js';
-import { readOrderConsumerConfig } from '../../../lambdas/order-consumer/config.js';
+
+/** The handler's settings as a consumer reads them at cold start, with APP_TABLE_NAME for the sample. */
+function readOrderConsumerConfig(env: Record<string, string | undefined>) {
+  const reader = new EnvReader(env);
+  const config = { ...readInboxConfig(reader), appTableName: reader.required('APP_TABLE_NAME') };
+  reader.done();
+  return config;
+}
 
 const valid = { INBOX_TABLE_NAME: 'inbox', APP_TABLE_NAME: 'app', CONSUMER_NAME: 'orders' };
 
-describe('readOrderConsumerConfig', () => {
+describe('readInboxConfig', () => {
   it('applies the documented defaults when only the required variables are set', () => {
     expect(readOrderConsumerConfig(valid)).toEqual({
       inboxTableName: 'inbox',
@@ -17,7 +25,6 @@ describe('readOrderConsumerConfig', () => {
       partitionConcurrency: 8,
       ordering: { by: 'partition' },
       completedKeyCacheSize: 10_000,
-      metricsNamespace: 'MskInbox',
     });
   });
 
@@ -31,7 +38,6 @@ describe('readOrderConsumerConfig', () => {
       DEADLINE_MARGIN_MS: '1500',
       LEASE_MARGIN_MS: '0',
       PARTITION_CONCURRENCY: '2',
-      POWERTOOLS_METRICS_NAMESPACE: 'Payments',
     });
 
     expect(config).toMatchObject({
@@ -40,7 +46,6 @@ describe('readOrderConsumerConfig', () => {
       deadlineMarginMs: 1_500,
       leaseMarginMs: 0,
       partitionConcurrency: 2,
-      metricsNamespace: 'Payments',
     });
   });
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { toEngineEffect } from '../../../lambdas/core/create-inbox-consumer.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import {
-  orderPlacedEffect,
+  OrderPlaced,
+  orderConsumer,
   skipOtherEventTypes,
-  validateOrderPlaced,
 } from '../../../lambdas/order-consumer/order-placed.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
 
@@ -15,37 +16,42 @@ const decode = (spec: Omit<RecordSpec, 'offset'>) => {
 
 const order = { event_id: 'e1', type: 'OrderPlaced', order_id: 'o1', account_id: 'a1', amount: 250 };
 
-describe('validateOrderPlaced', () => {
+/** The schema's verdict as `path: message` lines, or 'ok'. */
+const check = (value: unknown) => {
+  const result = OrderPlaced.safeParse(value);
+  return result.success
+    ? 'ok'
+    : result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+};
+
+describe('the OrderPlaced schema', () => {
   it('accepts a complete OrderPlaced', () => {
-    expect(validateOrderPlaced(order)).toEqual({ ok: true, order });
+    expect(check(order)).toBe('ok');
   });
 
   it('lists every schema problem', () => {
-    expect(validateOrderPlaced({ type: 'OrderPlaced', order_id: '', amount: 1.5 })).toEqual({
-      ok: false,
-      problems: [
-        'event_id must be a well-formed string of 1 to 1000 bytes',
-        'order_id must be a well-formed string of 1 to 1000 bytes',
-        'account_id must be a well-formed string of 1 to 1000 bytes',
-        'amount must be a positive whole number of cents',
-      ],
-    });
-    expect(validateOrderPlaced([order])).toMatchObject({ ok: false });
-    expect(validateOrderPlaced({ ...order, amount: 0 })).toMatchObject({ ok: false });
+    expect(check({ type: 'OrderPlaced', order_id: '', amount: 1.5 })).toEqual([
+      'event_id: must be a well-formed string of 1 to 1000 bytes',
+      'order_id: must be a well-formed string of 1 to 1000 bytes',
+      'account_id: must be a well-formed string of 1 to 1000 bytes',
+      'amount: must be a positive whole number of cents',
+    ]);
+    expect(check([order])).not.toBe('ok');
+    expect(check({ ...order, amount: 0 })).not.toBe('ok');
   });
 
   it('refuses ids a DynamoDB key cannot hold faithfully: too long, or with lone surrogates', () => {
-    expect(validateOrderPlaced({ ...order, account_id: 'a'.repeat(1_001) })).toMatchObject({ ok: false });
-    expect(validateOrderPlaced({ ...order, order_id: 'o-\ud800' })).toMatchObject({ ok: false });
-    expect(validateOrderPlaced({ ...order, account_id: '€'.repeat(333) })).toMatchObject({ ok: true });
+    expect(check({ ...order, account_id: 'a'.repeat(1_001) })).not.toBe('ok');
+    expect(check({ ...order, order_id: 'o-\ud800' })).not.toBe('ok');
+    expect(check({ ...order, account_id: '€'.repeat(333) })).toBe('ok');
   });
 });
 
-describe('orderPlacedEffect', () => {
-  const effect = orderPlacedEffect('app-table');
+describe('the sample consumer (schema, then effect)', () => {
+  const effect = toEngineEffect(orderConsumer('app-table'));
 
-  it('plans the account debit and the order total as relative updates in one transaction', () => {
-    expect(effect({ record: decode({ value: order }), dedupKey: 'e1' })).toEqual({
+  it('plans the account debit and the order total as relative updates in one transaction', async () => {
+    expect(await effect({ record: decode({ value: order }), dedupKey: 'e1' })).toEqual({
       kind: 'transact',
       writes: [
         expect.objectContaining({
@@ -66,16 +72,17 @@ describe('orderPlacedEffect', () => {
     });
   });
 
-  it('rejects as invalid-event when the value is not JSON, fails the schema or disagrees with the header', () => {
-    expect(effect({ record: decode({ value: 'nope' }), dedupKey: 'e1' })).toMatchObject({
+  it('rejects as invalid-event when the value is not JSON, fails the schema or disagrees with the header', async () => {
+    expect(await effect({ record: decode({ value: 'nope' }), dedupKey: 'e1' })).toMatchObject({
       kind: 'reject',
       reason: 'invalid-event',
     });
-    expect(effect({ record: decode({ value: { ...order, amount: -1 } }), dedupKey: 'e1' })).toMatchObject({
+    expect(await effect({ record: decode({ value: { ...order, amount: -1 } }), dedupKey: 'e1' })).toEqual({
       kind: 'reject',
       reason: 'invalid-event',
+      message: 'amount: must be a positive whole number of cents',
     });
-    expect(effect({ record: decode({ value: order }), dedupKey: 'another' })).toMatchObject({
+    expect(await effect({ record: decode({ value: order }), dedupKey: 'another' })).toMatchObject({
       kind: 'reject',
       message: 'event_id in the value differs from the event_id header',
     });

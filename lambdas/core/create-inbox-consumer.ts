@@ -1,0 +1,190 @@
+/**
+ * The front door: a team's consumer in one call. `createInboxConsumer({ schema, effect })` returns the
+ * Lambda handler for an MSK (or self-managed Kafka) event source mapping: settings read once per cold
+ * start, clients built once, each record validated by the team's Standard Schema (zod, valibot, ...)
+ * before its effect, and the engine (inbox, partial batch response, telemetry) behind it.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Context } from 'aws-lambda';
+import { boundedString } from './bounded-text.js';
+import { CachingInboxStore } from './caching-inbox-store.js';
+import { type Clock, systemClock } from './clock.js';
+import { CompletedKeyCache } from './completed-key-cache.js';
+import { type InboxConfig, inboxConfigFrom } from './config.js';
+import type { DecodedRecord } from './decode-event.js';
+import { dynamoDbClientConfig } from './dynamodb-client-config.js';
+import { DynamoDbInboxStore } from './dynamodb-inbox-store.js';
+import type { Effect, EffectPlan } from './effect.js';
+import { ConfigError } from './errors.js';
+import { type BatchTelemetry, createKafkaBatchHandler } from './kafka-batch-handler.js';
+import type { KafkaBatchResponse } from './kafka-event.js';
+import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
+import { powertoolsTelemetry } from './powertools-telemetry.js';
+import { type HandlerSettings, readHandlerSettings, settingsEnvironment } from './settings.js';
+
+/** What the effect gets for one record. */
+export interface InboxEffectInput<Event> {
+  /** The value, parsed as JSON and, with a schema, validated and typed by it. */
+  readonly event: Event;
+  /** The record as decoded: coordinates, key, headers, the raw value. */
+  readonly record: DecodedRecord;
+  /** The event's stable id (the `event_id` header or field): an idempotency key for calls outside DynamoDB. */
+  readonly dedupKey: string;
+}
+
+export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefined = undefined> {
+  /**
+   * What the record does: `transact` (writes committed with the inbox row in one transaction), `call`
+   * (a side-effect under a fenced lease), `skip` or `reject` (quarantined). Throwing retries the record.
+   */
+  readonly effect: (
+    input: InboxEffectInput<Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : unknown>,
+  ) => EffectPlan | Promise<EffectPlan>;
+  /**
+   * Any Standard Schema (zod 4, valibot, arktype): a value it refuses is quarantined as `invalid-event`
+   * with the issues' paths, before the effect runs.
+   * @default - none: `event` is the parsed JSON value; a value that is not JSON is quarantined
+   */
+  readonly schema?: Schema;
+  /**
+   * Says, before validation, that a record is not this consumer's (another event type): acked, nothing
+   * written. Return a short fixed reason (it is logged), or undefined to process the record.
+   * @default - every record is this consumer's
+   */
+  readonly skip?: (record: DecodedRecord) => string | undefined;
+  /**
+   * The handler's settings (lambdas/core/settings.ts).
+   * @default - read from the environment once, at cold start (the KafkaConsumer construct sets it)
+   */
+  readonly settings?: Partial<HandlerSettings>;
+  /** @default a client with the settings of lambdas/core/dynamodb-client-config.ts */
+  readonly dynamoDb?: DynamoDBClient;
+  /** @default the system clock */
+  readonly clock?: Clock;
+  /** @default a Powertools Logger named after the consumer */
+  readonly logger?: Logger;
+  /** @default Powertools Metrics, namespace POWERTOOLS_METRICS_NAMESPACE or `MskInbox`, dimension service */
+  readonly metrics?: Metrics;
+  /** Another observer of each batch's outcomes (tests read them through it). */
+  readonly observe?: BatchTelemetry;
+}
+
+export type InboxConsumerHandler = (event: unknown, context: Context) => Promise<KafkaBatchResponse>;
+
+/** The Lambda handler of a consumer: one call, everything else is settings. */
+export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
+  options: InboxConsumerOptions<Schema>,
+): InboxConsumerHandler {
+  const config = inboxConfigOf(options.settings);
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? new Logger({ serviceName: config.consumerName });
+  const metrics =
+    options.metrics ??
+    new Metrics({
+      namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
+      serviceName: config.consumerName,
+    });
+  const dynamoDb = options.dynamoDb ?? new DynamoDBClient(dynamoDbClientConfig(config));
+  const telemetry = fanOut(powertoolsTelemetry(logger, metrics), options.observe);
+  const processBatch = createKafkaBatchHandler({
+    ...config,
+    store: new CachingInboxStore({
+      store: new DynamoDbInboxStore({
+        client: DynamoDBDocumentClient.from(dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
+        tableName: config.inboxTableName,
+        consumer: config.consumerName,
+        ttlSeconds: config.dedupTtlSeconds,
+        clock,
+      }),
+      // Lives as long as this handler, i.e. the Lambda container: redelivered duplicates cost no request.
+      cache: new CompletedKeyCache(config.completedKeyCacheSize, clock),
+      ttlSeconds: config.dedupTtlSeconds,
+      clock,
+    }),
+    effect: toEngineEffect(options),
+    ...(options.skip ? { skipRecord: options.skip } : {}),
+    clock,
+    telemetry,
+  });
+
+  return (
+    middy<unknown, KafkaBatchResponse, Error, Context>()
+      // Never the event: its records are payload (POWERTOOLS_LOGGER_LOG_EVENT would log it otherwise).
+      .use(injectLambdaContext(logger, { logEvent: false }))
+      .use(logMetrics(metrics))
+      .use({
+        // The whole batch is retried (an unusable envelope, a record no response can name): say why, once.
+        onError: async (request) => {
+          logger.error('batch failed as a whole', request.error as Error);
+          metrics.addMetric(BATCH_METRICS.failedBatches, MetricUnit.Count, 1);
+        },
+      })
+      .handler((event, context) => processBatch(event, context))
+  );
+}
+
+/**
+ * The engine's effect for a consumer's options: the value parsed, validated by the schema (a refusal is
+ * quarantined as `invalid-event`), then the consumer's effect with the typed event.
+ */
+export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
+  options: Pick<InboxConsumerOptions<Schema>, 'schema' | 'effect'>,
+): Effect {
+  return async ({ record, dedupKey }) => {
+    const event = await validated(record, options.schema);
+    if (!event.ok) return { kind: 'reject', reason: 'invalid-event', message: event.message };
+    return options.effect({ event: event.value as never, record, dedupKey });
+  };
+}
+
+/** The settings given, or the environment's; one ConfigError naming every problem. */
+function inboxConfigOf(given: Partial<HandlerSettings> | undefined): InboxConfig {
+  const { settings, problems } = readHandlerSettings(given ? settingsEnvironment(given) : process.env);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return inboxConfigFrom(settings);
+}
+
+/** The most issues a quarantine message lists, and the longest message. */
+const MAX_ISSUES = 10;
+const MAX_ISSUES_BYTES = 1_000;
+
+async function validated(
+  record: DecodedRecord,
+  schema: StandardSchemaV1 | undefined,
+): Promise<
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string }
+> {
+  const json = record.json;
+  if (!json.ok) return { ok: false, message: json.error };
+  if (schema === undefined) return { ok: true, value: json.value };
+  const result = await schema['~standard'].validate(json.value);
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  // Paths and the schema's messages, never the value itself.
+  const issues = result.issues.slice(0, MAX_ISSUES).map((issue) => `${pathOf(issue)}: ${issue.message}`);
+  const more = result.issues.length > MAX_ISSUES ? `; and ${result.issues.length - MAX_ISSUES} more` : '';
+  return { ok: false, message: boundedString(`${issues.join('; ')}${more}`, MAX_ISSUES_BYTES).text };
+}
+
+function pathOf(issue: StandardSchemaV1.Issue): string {
+  const segments = (issue.path ?? []).map((segment) =>
+    typeof segment === 'object' && segment !== null ? String(segment.key) : String(segment),
+  );
+  return segments.length > 0 ? segments.join('.') : '(value)';
+}
+
+function fanOut(telemetry: BatchTelemetry, observer: BatchTelemetry | undefined): BatchTelemetry {
+  if (!observer) return telemetry;
+  return {
+    batchProcessed(summary, outcomes) {
+      telemetry.batchProcessed(summary, outcomes);
+      observer.batchProcessed(summary, outcomes);
+    },
+  };
+}

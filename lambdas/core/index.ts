@@ -1,0 +1,18 @@
+/**
+ * MSK Inbox, the handler side: what a team's consumer imports. Everything else in lambdas/core is the
+ * engine behind this surface and may change.
+ */
+export {
+  createInboxConsumer,
+  type InboxConsumerHandler,
+  type InboxConsumerOptions,
+  type InboxEffectInput,
+} from './create-inbox-consumer.js';
+export type { DecodedRecord, KafkaHeader } from './decode-event.js';
+export type { EffectPlan, EffectWrite, Lease } from './effect.js';
+export { ConfigError, EffectRejectedError, InboxError, InvalidEventError } from './errors.js';
+export type { BatchTelemetry } from './kafka-batch-handler.js';
+export type { KafkaBatchResponse, KafkaEvent } from './kafka-event.js';
+export { METRICS_NAMESPACE } from './metric-names.js';
+export type { OutcomeStatus, RecordOutcome } from './outcome.js';
+export { HANDLER_SETTINGS, type HandlerSettings, type TunableSettings } from './settings.js';

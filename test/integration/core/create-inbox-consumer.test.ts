@@ -1,0 +1,150 @@
+/**
+ * The front door, against DynamoDB Local: a consumer written with createInboxConsumer alone (the public
+ * entry), a Standard Schema (zod) and an effect.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  ConfigError,
+  createInboxConsumer,
+  type InboxConsumerOptions,
+  type RecordOutcome,
+} from '../../../lambdas/core/index.js';
+import { lambdaContext, ManualClock } from '../../support/clocks.js';
+import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+import { kafkaEvent } from '../../support/kafka-events.js';
+
+let tables: TestTables;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+});
+
+const Payment = z.object({ payment_id: z.string().min(1), cents: z.number().int().positive() });
+
+function consumer<S extends z.ZodType | undefined>(
+  name: string,
+  options: Omit<InboxConsumerOptions<S>, 'settings'>,
+) {
+  let outcomes: readonly RecordOutcome[] = [];
+  const clock = new ManualClock();
+  const handler = createInboxConsumer({
+    ...options,
+    settings: { inboxTableName: tables.inboxTableName, consumerName: name },
+    dynamoDb: tables.client,
+    clock,
+    logger: new Logger({ logLevel: 'SILENT' }),
+    observe: {
+      batchProcessed: (_summary, batch) => {
+        outcomes = batch;
+      },
+    },
+  });
+  return {
+    invoke: (event: unknown) => handler(event, lambdaContext(clock, 60_000) as unknown as Context),
+    outcomes: () => outcomes.map((o) => `${o.offset} ${o.status}${o.reason ? ` ${o.reason}` : ''}`),
+    details: () => outcomes.map((o) => o.detail),
+  };
+}
+
+describe('createInboxConsumer', () => {
+  it('validates each value with the Standard Schema before the effect, quarantining a refusal with its paths', async () => {
+    const seen: { payment_id: string; cents: number }[] = [];
+    const payments = consumer('payments', {
+      schema: Payment,
+      effect: ({ event }) => {
+        seen.push(event);
+        return {
+          kind: 'transact',
+          writes: [
+            {
+              Update: {
+                TableName: tables.appTableName,
+                Key: { pk: `payment#${event.payment_id}` },
+                // Relative on purpose: only the inbox makes it once.
+                UpdateExpression: 'SET cents = if_not_exists(cents, :zero) + :cents',
+                ExpressionAttributeValues: { ':zero': 0, ':cents': event.cents },
+              },
+            },
+          ],
+        };
+      },
+    });
+    const event = kafkaEvent([
+      { offset: 1, headers: { event_id: 'p-1' }, value: { payment_id: 'p-1', cents: 500 } },
+      { offset: 2, headers: { event_id: 'p-2' }, value: { payment_id: '', cents: -1 } },
+      { offset: 3, headers: { event_id: 'p-3' }, value: 'not json' },
+    ]);
+
+    const response = await payments.invoke(event);
+    await payments.invoke(event);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(payments.outcomes()).toEqual([
+      '1 duplicate completed',
+      '2 quarantined invalid-event',
+      '3 quarantined invalid-event',
+    ]);
+    // Only valid events reach the effect (typed by the schema); the second delivery plans, the inbox refuses.
+    expect(seen).toEqual([
+      { payment_id: 'p-1', cents: 500 },
+      { payment_id: 'p-1', cents: 500 },
+    ]);
+    expect((await tables.get(tables.appTableName, 'payment#p-1'))?.cents).toBe(500);
+    expect(payments.details()[1]).toMatch(/^payment_id: .*; cents: /);
+  });
+
+  it('gives the effect the parsed JSON without a schema, and skips before it what `skip` says is not its own', async () => {
+    const seen: unknown[] = [];
+    const any = consumer('any-json', {
+      skip: (record) => (record.header('kind')?.toString() === 'audit' ? 'audit-event' : undefined),
+      effect: ({ event }) => {
+        seen.push(event);
+        return { kind: 'transact', writes: [] };
+      },
+    });
+
+    await any.invoke(
+      kafkaEvent([
+        { offset: 1, headers: { event_id: 'j-1' }, value: { anything: [1, 2] } },
+        { offset: 2, headers: { event_id: 'j-2', kind: 'audit' }, value: 'not json either' },
+      ]),
+    );
+
+    expect(any.outcomes()).toEqual(['1 processed', '2 skipped audit-event']);
+    expect(seen).toEqual([{ anything: [1, 2] }]);
+  });
+
+  it('runs a side-effect under a lease with the event id as its idempotency key, once', async () => {
+    const calls: string[] = [];
+    const mailer = consumer('mailer', {
+      effect: ({ dedupKey }) => ({ kind: 'call', run: async () => void calls.push(dedupKey) }),
+    });
+    const event = kafkaEvent([{ offset: 1, headers: { event_id: 'mail-1' }, value: { to: 'x' } }]);
+
+    await mailer.invoke(event);
+    await mailer.invoke(event);
+
+    expect(calls).toEqual(['mail-1']);
+    expect(mailer.outcomes()).toEqual(['1 duplicate completed']);
+  });
+
+  it('fails at cold start with one ConfigError naming every missing or bad setting', () => {
+    expect(() =>
+      createInboxConsumer({
+        settings: { partitionConcurrency: 0 },
+        effect: () => ({ kind: 'transact', writes: [] }),
+      }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      createInboxConsumer({
+        settings: { partitionConcurrency: 0 },
+        effect: () => ({ kind: 'transact', writes: [] }),
+      }),
+    ).toThrow(
+      /INBOX_TABLE_NAME is required; CONSUMER_NAME is required; PARTITION_CONCURRENCY "0" must be a whole number from 1 to 256/,
+    );
+  });
+});
