@@ -2,7 +2,8 @@
  * The sample service: an OrderPlaced debits the account and adds to the order total, in the same
  * transaction as the inbox row. The updates are relative on purpose: only the inbox makes them exactly-once.
  */
-import { z } from 'zod';
+// zod's tree-shakable build: the full one adds 450 KB (every locale) to a 280 KB bundle.
+import * as z from 'zod/mini';
 import type { DecodedRecord, EffectPlan, InboxConsumerOptions, InboxEffectInput } from '../core/index.js';
 
 export const ORDER_PLACED = 'OrderPlaced';
@@ -12,9 +13,11 @@ const MAX_ID_BYTES = 1_000;
 const ID = `must be a well-formed string of 1 to ${MAX_ID_BYTES} bytes`;
 const id = z
   .string({ error: ID })
-  .refine((s) => s !== '' && s.isWellFormed() && Buffer.byteLength(s) <= MAX_ID_BYTES, { error: ID });
+  .check(
+    z.refine((s) => s !== '' && s.isWellFormed() && Buffer.byteLength(s) <= MAX_ID_BYTES, { error: ID }),
+  );
 const CENTS = 'must be a positive whole number of cents';
-const cents = z.number({ error: CENTS }).int({ error: CENTS }).positive({ error: CENTS });
+const cents = z.int({ error: CENTS }).check(z.positive({ error: CENTS }));
 
 export const OrderPlaced = z.object({
   event_id: id,
