@@ -5,11 +5,16 @@ import { Construct } from 'constructs';
 import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../lambdas/core/inbox-item.js';
 import { throwIfProblems } from './invalid-props-error.js';
 
-/** The only writes the consumer makes on the inbox: claims, completions, releases and quarantine rows. */
-export const INBOX_WRITE_ACTIONS = [
+/**
+ * The consumer's only requests on the inbox: claims, completions, releases and quarantine rows, and one
+ * consistent read of a quarantine row (whether a record refused during a systemic streak was quarantined
+ * by an earlier delivery).
+ */
+export const INBOX_CONSUMER_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
 ] as const;
 
 export interface InboxTableProps {
@@ -92,12 +97,12 @@ export class InboxTable extends Construct {
   }
 
   /** What a consumer needs: PutItem, UpdateItem and DeleteItem on the table (not its index), and no reads. */
-  public grantInboxWrites(grantee: iam.IGrantable): iam.Grant {
+  public grantConsumerAccess(grantee: iam.IGrantable): iam.Grant {
     // TransactWriteItems is authorized per underlying action, so these cover the inbox row in a transaction.
     // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html
     return iam.Grant.addToPrincipal({
       grantee,
-      actions: [...INBOX_WRITE_ACTIONS],
+      actions: [...INBOX_CONSUMER_ACTIONS],
       resourceArns: [this.table.tableArn],
     });
   }

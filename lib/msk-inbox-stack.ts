@@ -1,7 +1,9 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import { ConsumerDashboard } from './consumer-dashboard.js';
+import { ORDER_CONSUMER_ENTRY } from './bundling.js';
+import { ConsumerMonitoring } from './consumer-monitoring.js';
 import { InboxTable } from './inbox-table.js';
 import { KafkaConsumer, type KafkaSource } from './kafka-consumer.js';
 
@@ -34,7 +36,7 @@ export class MskInboxStack extends Stack {
   public readonly inbox: InboxTable;
   public readonly ordersTable: dynamodb.Table;
   public readonly consumer: KafkaConsumer;
-  public readonly monitoring: ConsumerDashboard;
+  public readonly monitoring: ConsumerMonitoring;
 
   public constructor(scope: Construct, id: string, props: MskInboxStackProps) {
     super(scope, id, props);
@@ -53,11 +55,14 @@ export class MskInboxStack extends Stack {
       topic: props.topic,
       consumerGroupId: props.consumerGroupId,
       inboxTable: this.inbox,
-      appTable: this.ordersTable,
-      appTableActions: ['dynamodb:UpdateItem'],
-      entry: props.entry,
+      entry: props.entry ?? ORDER_CONSUMER_ENTRY,
+      environment: { APP_TABLE_NAME: this.ordersTable.tableName },
     });
-    this.monitoring = new ConsumerDashboard(this, 'Monitoring', {
+    // The sample's effect only updates order totals and balances: that action, on that table.
+    this.consumer.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [this.ordersTable.tableArn] }),
+    );
+    this.monitoring = new ConsumerMonitoring(this, 'Monitoring', {
       consumer: this.consumer,
       tables: { inbox: this.inbox.table, orders: this.ordersTable },
       alarmEmail: props.alarmEmail,

@@ -12,7 +12,7 @@ describe('InboxTable', () => {
   beforeAll(() => {
     const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Inbox');
     const inbox = new InboxTable(stack, 'Inbox');
-    inbox.grantInboxWrites(
+    inbox.grantConsumerAccess(
       new iam.Role(stack, 'Consumer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }),
     );
     inbox.grantQuarantineRead(new iam.Role(stack, 'Operator', { assumedBy: new iam.AccountRootPrincipal() }));
@@ -57,11 +57,11 @@ describe('InboxTable', () => {
     ]);
   });
 
-  it('grants a consumer exactly PutItem, UpdateItem and DeleteItem on the table, and an operator Query on the index', () => {
+  it('grants a consumer exactly PutItem, UpdateItem, DeleteItem and GetItem on the table, and an operator Query on the index', () => {
     const tableArn = { 'Fn::GetAtt': [findTableId(template), 'Arn'] };
     expect(policyStatements(template)).toEqual([
       {
-        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
         Effect: 'Allow',
         Resource: tableArn,
       },

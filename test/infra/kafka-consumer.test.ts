@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLER_BUNDLE } from '../../lib/bundling.js';
@@ -38,10 +39,14 @@ function build(overrides: Partial<KafkaConsumerProps> = {}): Built {
     topic: 'orders',
     consumerGroupId: 'order-consumer-group',
     inboxTable: inbox,
-    appTable: orders,
     entry: FIXTURE_ENTRY,
+    environment: { APP_TABLE_NAME: orders.tableName },
     ...overrides,
   });
+  // What a team does for its effect's table: that action, on that table.
+  consumer.role.addToPrincipalPolicy(
+    new iam.PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [orders.tableArn] }),
+  );
   const id = logicalId;
   return {
     app,
@@ -206,11 +211,10 @@ describe('KafkaConsumer on MSK with IAM authentication (defaults)', () => {
         Resource: arn(built.ids.logs),
       },
       {
-        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem'],
         Effect: 'Allow',
         Resource: arn(built.ids.inbox),
       },
-      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: arn(built.ids.orders) },
       {
         Action: 's3:PutObject',
         Effect: 'Allow',
@@ -238,6 +242,8 @@ describe('KafkaConsumer on MSK with IAM authentication (defaults)', () => {
         Resource: `arn:aws:kafka:us-east-1:123456789012:group/${clusterPath}/order-consumer-group`,
       },
       { Action: [...ESM_NETWORK_ACTIONS], Effect: 'Allow', Resource: '*' },
+      // The team's own grant for its effect, last.
+      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: arn(built.ids.orders) },
     ]);
   });
 
@@ -325,7 +331,7 @@ describe('KafkaConsumer on self-managed Kafka in a VPC', () => {
 
   it('may read the secret and manage ENIs, and has no kafka actions', () => {
     const statements = policyStatements(built.template);
-    expect(statements.slice(5)).toEqual([
+    expect(statements.slice(4, 6)).toEqual([
       { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: EXAMPLE_SECRET_ARN },
       { Action: [...ESM_NETWORK_ACTIONS], Effect: 'Allow', Resource: '*' },
     ]);
@@ -387,7 +393,6 @@ describe('KafkaConsumer props', () => {
       { environment: { CONSUMER_NAME: 'x' } },
       /environment sets CONSUMER_NAME/,
     ],
-    ['a wildcard app table action', { appTableActions: ['dynamodb:*'] }, /appTableActions has "dynamodb:\*"/],
     [
       'a setting out of the handler bounds',
       { settings: { keyConcurrency: 0, ordering: 'key' } },

@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BATCH_METRICS, EVENT_METRICS, OUTCOME_METRICS } from '../../lambdas/core/metric-names.js';
-import { ConsumerDashboard, type ConsumerDashboardProps } from '../../lib/consumer-dashboard.js';
+import { ConsumerMonitoring, type ConsumerMonitoringProps } from '../../lib/consumer-monitoring.js';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { KafkaConsumer } from '../../lib/kafka-consumer.js';
 import {
@@ -21,7 +21,7 @@ interface Built {
   readonly ids: { topic: string; fn: string; mapping: string; inbox: string; orders: string };
 }
 
-function build(overrides: Partial<Omit<ConsumerDashboardProps, 'consumer'>> = {}): Built {
+function build(overrides: Partial<Omit<ConsumerMonitoringProps, 'consumer'>> = {}): Built {
   const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Monitoring');
   const inbox = new InboxTable(stack, 'Inbox');
   const orders = new dynamodb.Table(stack, 'Orders', {
@@ -33,10 +33,9 @@ function build(overrides: Partial<Omit<ConsumerDashboardProps, 'consumer'>> = {}
     topic: 'orders',
     consumerGroupId: 'order-consumer',
     inboxTable: inbox,
-    appTable: orders,
     entry: FIXTURE_ENTRY,
   });
-  const monitoring = new ConsumerDashboard(stack, 'Monitoring', {
+  const monitoring = new ConsumerMonitoring(stack, 'Monitoring', {
     consumer,
     tables: { inbox: inbox.table, orders },
     alarmEmail: 'oncall@example.com',
@@ -69,7 +68,7 @@ function alarmOn(template: Template, metricName: string): Resource {
   return found[0] as Resource;
 }
 
-describe('ConsumerDashboard', () => {
+describe('ConsumerMonitoring', () => {
   let built: Built;
   beforeAll(() => {
     built = build();
@@ -263,7 +262,7 @@ describe('ConsumerDashboard', () => {
   });
 });
 
-describe('ConsumerDashboard props', () => {
+describe('ConsumerMonitoring props', () => {
   it('fails synth on a duration ratio above 1', () => {
     expect(() => build({ durationAlarmRatio: 1.5 })).toThrow(
       /durationAlarmRatio is 1.5: set a fraction of the timeout/,

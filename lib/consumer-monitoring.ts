@@ -41,7 +41,7 @@ const WRITE_OPERATIONS = [
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export interface ConsumerDashboardProps {
+export interface ConsumerMonitoringProps {
   /** The consumer to watch: its function, event source mapping and EMF metrics. */
   readonly consumer: KafkaConsumer;
   /** The tables it writes, by label (the inbox and the effect's tables): throttles, system errors, capacity. */
@@ -104,12 +104,12 @@ const PERIOD = Duration.minutes(5);
  * One CloudWatch dashboard for one consumer (the handler's EMF outcomes and timings, offset lag, the event
  * source mapping's counts and errors, Lambda and DynamoDB health) and the alarms that matter, sent to SNS.
  */
-export class ConsumerDashboard extends Construct {
+export class ConsumerMonitoring extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
   public readonly alarmTopic: sns.ITopic;
   public readonly alarms: ConsumerAlarms;
 
-  public constructor(scope: Construct, id: string, props: ConsumerDashboardProps) {
+  public constructor(scope: Construct, id: string, props: ConsumerMonitoringProps) {
     super(scope, id);
     const offsetLagThreshold = props.offsetLagThreshold ?? 1000;
     const quarantinedThreshold = props.quarantinedThreshold ?? 1;
@@ -118,7 +118,7 @@ export class ConsumerDashboard extends Construct {
     const durationRatio = props.durationAlarmRatio ?? 0.8;
     const positive = (name: string, value: number): string[] =>
       Number.isFinite(value) && value > 0 ? [] : [`${name} is ${value}: set a number above 0`];
-    throwIfProblems(`ConsumerDashboard ${this.node.path} props are invalid`, [
+    throwIfProblems(`ConsumerMonitoring ${this.node.path} props are invalid`, [
       ...positive('offsetLagThreshold', offsetLagThreshold),
       ...positive('quarantinedThreshold', quarantinedThreshold),
       ...positive('functionErrorsThreshold', functionErrorsThreshold),

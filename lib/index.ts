@@ -1,0 +1,18 @@
+/**
+ * MSK Inbox, the CDK side: the constructs a team instantiates for its own consumer.
+ *   const inbox = new InboxTable(stack, 'Inbox');
+ *   const consumer = new KafkaConsumer(stack, 'Payments', { consumerName, source, topic, consumerGroupId, inboxTable: inbox, entry });
+ *   new ConsumerMonitoring(stack, 'Monitoring', { consumer, tables: { inbox: inbox.table } });
+ */
+export { ConsumerMonitoring, type ConsumerMonitoringProps } from './consumer-monitoring.js';
+export { InboxTable, type InboxTableProps } from './inbox-table.js';
+export {
+  ESM_NETWORK_ACTIONS,
+  type HandlerLogLevel,
+  KafkaConsumer,
+  type KafkaConsumerProps,
+  type KafkaSource,
+  type MskSource,
+  type ProvisionedPollers,
+  type SelfManagedKafkaSource,
+} from './kafka-consumer.js';
