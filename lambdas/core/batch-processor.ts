@@ -2,13 +2,14 @@ import type { Clock } from './clock.js';
 import type { DecodedPartition, DecodedRecord } from './decode-event.js';
 import { type DedupKeyPolicy, deriveDedupKey } from './dedup-key.js';
 import { type Effect, type EffectPlan, MAX_EFFECT_WRITES } from './effect.js';
-import { EffectRejectedError, InboxStoreError } from './errors.js';
+import { EffectRejectedError } from './errors.js';
 import type { InboxEntry, InboxStore, RowConflict } from './inbox-store.js';
 import { runByKey } from './key-lanes.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
 import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
 import { quarantineKeyOf } from './quarantine-row.js';
+import { errorMessage, failed, leaseDetail, outcome } from './record-outcome.js';
 import { RefusalStreak } from './refusal-streak.js';
 
 export interface BatchProcessorOptions {
@@ -158,18 +159,6 @@ async function settleRecord(
   } catch (error) {
     return failed(record, error);
   }
-}
-
-/**
- * Every record ends in an outcome: an unexpected error is a retryable failure, never a lost record. A
- * systemic store failure (store-failure.ts) is named so, for the logs and the alarm.
- */
-function failed(record: DecodedRecord, error: unknown): RecordOutcome {
-  const systemic = error instanceof InboxStoreError && error.failureClass === 'systemic';
-  return outcome(record, 'failed', {
-    reason: systemic ? 'systemic-store-error' : errorName(error),
-    detail: errorMessage(error),
-  });
 }
 
 /** A later copy of a key seen earlier in this batch; undefined means: process it on its own. */
@@ -384,38 +373,4 @@ async function quarantine(
     detail: written === 'already-quarantined' ? `${message} (quarantined earlier)` : message,
     quarantineKey,
   });
-}
-
-function outcome(
-  record: DecodedRecord,
-  status: OutcomeStatus,
-  extra: Omit<RecordOutcome, 'partitionKey' | 'offset' | 'coordinates' | 'status'> = {},
-): RecordOutcome {
-  return {
-    partitionKey: record.partitionKey,
-    offset: record.offset,
-    coordinates: record.coordinates,
-    status,
-    ...extra,
-  };
-}
-
-function leaseDetail(leaseUntilMs: number | undefined): string {
-  return leaseUntilMs === undefined
-    ? 'another attempt holds the lease'
-    : `leased until ${new Date(leaseUntilMs).toISOString()}`;
-}
-
-function errorName(error: unknown): string {
-  return error instanceof Error ? error.name : 'Error';
-}
-
-/** Whatever was thrown, as text: a value without a string form (a null-prototype object) must not throw here. */
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    return `a thrown ${typeof error}`;
-  }
 }

@@ -9,7 +9,6 @@ import type { ProducedRecord, RecordSource, TopicPartition } from '../esm/record
 import { isKcatInstalled, MOCK_CLUSTER_PARTITIONS_PER_TOPIC } from '../kafka/broker.js';
 import { INSTALL_KCAT, KcatNotInstalledError } from '../kafka/errors.js';
 import { createKafkaWorkloadSource } from '../kafka/kafka-workload-source.js';
-import type { DemoOptions } from './demo-options.js';
 
 export type DemoSourceKind = 'memory' | 'kafka';
 
@@ -61,7 +60,11 @@ export interface DemoSourceChoice {
  * (kcat installed, or --brokers given), else the in-memory log, which the summary then says.
  */
 export function chooseDemoSource(
-  options: Pick<DemoOptions, 'source' | 'kafkaBrokers' | 'partitions'>,
+  options: {
+    readonly source: DemoSourceKind | undefined;
+    readonly kafkaBrokers: readonly string[] | undefined;
+    readonly partitions: number;
+  },
   kcatInstalled: boolean = isKcatInstalled(),
 ): DemoSourceChoice {
   const external = options.kafkaBrokers !== undefined;
