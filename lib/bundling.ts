@@ -7,6 +7,8 @@ import { resolve } from 'node:path';
 import type { BuildOptions } from 'esbuild';
 
 const projectRoot = resolve(import.meta.dirname, '..');
+/** `.ts` in this repository, `.js` in the built package (dist/): the alias below names the file that is there. */
+const SOURCE_EXTENSION = import.meta.filename.endsWith('.ts') ? 'ts' : 'js';
 
 export const ORDER_CONSUMER_ENTRY = resolve(projectRoot, 'lambdas', 'order-consumer', 'handler.ts');
 
@@ -30,7 +32,7 @@ export const HANDLER_BUNDLE = {
       projectRoot,
       'lambdas',
       'core',
-      'lambda-credential-provider.ts',
+      `lambda-credential-provider.${SOURCE_EXTENSION}`,
     ),
   } as Readonly<Record<string, string>>,
   /** Some CommonJS dependencies call require(); give the ESM bundle one. */

@@ -63,7 +63,7 @@ export interface KafkaConsumerProps {
   readonly entry: string;
   /**
    * The lock file that pins what is bundled (the AWS SDK included).
-   * @default - this project's package-lock.json
+   * @default - the lock file CDK finds from the working directory up (your project's)
    */
   readonly depsLockFilePath?: string;
   /**

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -27,7 +26,6 @@ export {
   type SelfManagedKafkaSource,
 } from './kafka-source.js';
 
-const PROJECT_LOCK_FILE = resolve(import.meta.dirname, '..', 'package-lock.json');
 const APPLICATION_LOG_LEVEL: Record<HandlerLogLevel, lambda.ApplicationLogLevel> = {
   DEBUG: lambda.ApplicationLogLevel.DEBUG,
   INFO: lambda.ApplicationLogLevel.INFO,
@@ -72,7 +70,7 @@ export class KafkaConsumer extends Construct {
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: HANDLER_BUNDLE.handlerExport,
-      depsLockFilePath: props.depsLockFilePath ?? PROJECT_LOCK_FILE,
+      ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: settings.memorySize,

@@ -1,0 +1,204 @@
+/**
+ * Adoption, as a team would do it: the packed package (npm pack) installed into a new project outside this
+ * repository, a transactional and a side-effect consumer of at most 15 lines and a CDK app of at most 20
+ * (test/e2e/adoption/*.ts.txt, written there as .ts). The consumers are bundled with esbuild from that
+ * project and run against DynamoDB Local; the app is synthesized and its template checked.
+ *
+ * The new project gets its dependencies without a network: the tarball is unpacked as
+ * node_modules/msk-inbox and every other package is linked from this repository's node_modules, which
+ * `npm ci` filled. So the package's `exports`, `files` and declared entry points are what is tested.
+ */
+import { execFile } from 'node:child_process';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { Context } from 'aws-lambda';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { INBOX_STATUS } from '../../lambdas/core/inbox-item.js';
+import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
+import { PROJECT_ROOT } from '../../local/project-paths.js';
+import { lambdaContext, ManualClock } from '../support/clocks.js';
+import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { kafkaEvent } from '../support/kafka-events.js';
+
+const run = promisify(execFile);
+const FIXTURES = join(PROJECT_ROOT, 'test', 'e2e', 'adoption');
+
+let project: string;
+let tables: TestTables;
+
+type Handler = (event: unknown, context: Context) => Promise<KafkaBatchResponse>;
+
+/** Bundles a handler of the new project, then loads it with its environment, as Lambda starts a cold container. */
+async function loadHandler(file: string, env: Record<string, string>): Promise<Handler> {
+  const outfile = join(project, 'bundles', file.replace(/\.ts$/, '.mjs'));
+  await build({
+    entryPoints: [join(project, file)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    absWorkingDir: project,
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+    logLevel: 'error',
+  });
+  // The function's environment while it starts and while it runs: the SDK reads credentials lazily.
+  const withEnvironment = async <T>(work: () => Promise<T>): Promise<T> => {
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      return await work();
+    } finally {
+      process.env = saved;
+    }
+  };
+  const module = await withEnvironment(
+    async () => (await import(pathToFileURL(outfile).href)) as { handler: Handler },
+  );
+  return (event, context) => withEnvironment(() => module.handler(event, context));
+}
+
+function localEnv(consumerName: string): Record<string, string> {
+  return {
+    INBOX_TABLE_NAME: tables.inboxTableName,
+    CONSUMER_NAME: consumerName,
+    AWS_ENDPOINT_URL_DYNAMODB: inject('dynamoDbEndpoint'),
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  };
+}
+
+const context = () => lambdaContext(new ManualClock(), 60_000) as unknown as Context;
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  project = mkdtempSync(join(tmpdir(), 'msk-inbox-adoption-'));
+  const packed = join(project, 'packed');
+  mkdirSync(packed);
+  const { stdout } = await run('npm', ['pack', '--silent', '--pack-destination', packed], {
+    cwd: PROJECT_ROOT,
+  });
+  const tarball = join(packed, stdout.trim().split('\n').pop() ?? '');
+  const modules = join(project, 'node_modules');
+  mkdirSync(join(modules, 'msk-inbox'), { recursive: true });
+  await run('tar', ['-xzf', tarball, '-C', join(modules, 'msk-inbox'), '--strip-components=1']);
+  for (const entry of readdirSync(join(PROJECT_ROOT, 'node_modules'))) {
+    if (entry !== 'msk-inbox') symlinkSync(join(PROJECT_ROOT, 'node_modules', entry), join(modules, entry));
+  }
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'payments', type: 'module', private: true }),
+  );
+  // NodejsFunction takes the project's root from its lock file.
+  writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'payments', lockfileVersion: 3 }));
+  for (const file of ['payments.ts', 'receipts.ts', 'app.ts']) {
+    copyFileSync(join(FIXTURES, `${file}.txt`), join(project, file));
+  }
+}, 120_000);
+
+afterAll(() => {
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+describe('a team adopting the packed package in a project of its own', () => {
+  it('writes its consumers in at most 15 lines and its app in at most 20', () => {
+    const lines = (file: string) => readFileSync(join(project, file), 'utf8').trimEnd().split('\n').length;
+    expect(lines('payments.ts')).toBeLessThanOrEqual(15);
+    expect(lines('receipts.ts')).toBeLessThanOrEqual(15);
+    expect(lines('app.ts')).toBeLessThanOrEqual(20);
+  });
+
+  it('applies a payment once, a redelivery as a duplicate, and quarantines an invalid value', async () => {
+    const handler = await loadHandler('payments.ts', {
+      ...localEnv('payments'),
+      LEDGER_TABLE_NAME: tables.appTableName,
+    });
+    const event = kafkaEvent([
+      { offset: 1, headers: { event_id: 'pay-1' }, value: { payment_id: 'p-1', cents: 500 } },
+      { offset: 2, headers: { event_id: 'pay-2' }, value: { payment_id: 'p-2', cents: -3 } },
+    ]);
+
+    expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+    expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+
+    expect((await tables.get(tables.appTableName, 'payment#p-1'))?.cents).toBe(500);
+    expect(await tables.get(tables.appTableName, 'payment#p-2')).toBeUndefined();
+    const quarantined = (await tables.scan(tables.inboxTableName)).filter(
+      (row) => row.status === INBOX_STATUS.quarantined && row.quarantine_consumer === 'payments',
+    );
+    expect(quarantined.map((row) => row.reason)).toEqual(['invalid-event']);
+  });
+
+  it('calls the receipts service once per event, with the event id as its idempotency key', async () => {
+    const calls: string[] = [];
+    const server: Server = createServer((request, response) => {
+      calls.push(String(request.headers['idempotency-key']));
+      request.resume();
+      response.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const handler = await loadHandler('receipts.ts', {
+        ...localEnv('receipts'),
+        RECEIPTS_URL: `http://127.0.0.1:${port}/receipts`,
+      });
+      const event = kafkaEvent([{ offset: 1, headers: { event_id: 'rcpt-1' }, value: { order: 'o-1' } }]);
+
+      expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+      expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+    } finally {
+      server.close();
+    }
+    expect(calls).toEqual(['rcpt-1']);
+  });
+
+  it('synthesizes an app with partial batch responses in provisioned mode, an inbox with TTL, and alarms', async () => {
+    await run(process.execPath, ['--import', 'tsx', 'app.ts'], {
+      cwd: project,
+      env: { ...process.env, CDK_OUTDIR: join(project, 'cdk.out'), CDK_DISABLE_VERSION_CHECK: '1' },
+    });
+    const template = JSON.parse(readFileSync(join(project, 'cdk.out', 'Payments.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    const resources = Object.values(template.Resources);
+    const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
+
+    expect(ofType('AWS::Lambda::EventSourceMapping')).toEqual([
+      expect.objectContaining({
+        Properties: expect.objectContaining({
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          ProvisionedPollerConfig: expect.objectContaining({ MinimumPollers: 1 }),
+        }),
+      }),
+    ]);
+    expect(
+      ofType('AWS::DynamoDB::Table').map((table) => table.Properties.TimeToLiveSpecification),
+    ).toContainEqual({
+      AttributeName: 'expires_at',
+      Enabled: true,
+    });
+    expect(ofType('AWS::CloudWatch::Alarm').length).toBeGreaterThan(3);
+    expect(ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1);
+  }, 120_000);
+});
