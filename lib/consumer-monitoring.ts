@@ -1,43 +1,35 @@
 import { Duration, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import {
-  BATCH_METRICS,
-  EVENT_METRICS,
-  METRICS_NAMESPACE,
-  OUTCOME_METRICS,
-} from '../lambdas/core/metric-names.js';
+import { OUTCOME_METRICS } from '../lambdas/core/metric-names.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import type { KafkaConsumer } from './kafka-consumer.js';
+import { ConsumerMetrics, PERIOD } from './monitoring/consumer-metrics.js';
+import {
+  alarmStatusWidget,
+  batchDurationWidget,
+  inboxEventsWidget,
+  lambdaConcurrencyWidget,
+  lambdaDurationWidget,
+  lambdaHealthWidget,
+  mappingErrorsWidget,
+  mappingEventsWidget,
+  offsetLagWidget,
+  recordLatencyWidget,
+  recordOutcomesWidget,
+  tableWidgets,
+  titleWidget,
+} from './monitoring/consumer-widgets.js';
 
-/** Event source mapping metrics, by `MetricsConfig` group. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html */
-export const ESM_EVENT_COUNT_METRICS = [
-  'PolledEventCount',
-  'InvokedEventCount',
-  'FailedInvokeEventCount',
-  'DroppedEventCount',
-  'OnFailureDestinationDeliveredEventCount',
-  'CommittedEventCount',
-] as const;
-export const ESM_ERROR_COUNT_METRICS = [
-  'PollingErrorCount',
-  'InvokeErrorCount',
-  'OnFailureDestinationDeliveryErrorCount',
-  'CommitErrorCount',
-] as const;
-export const ESM_KAFKA_METRICS = ['MaxOffsetLag', 'SumOffsetLag'] as const;
-
-/** The DynamoDB operations the consumer performs; SystemErrors and ThrottledRequests are per operation. */
-const WRITE_OPERATIONS = [
-  dynamodb.Operation.PUT_ITEM,
-  dynamodb.Operation.UPDATE_ITEM,
-  dynamodb.Operation.DELETE_ITEM,
-  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
-];
+export {
+  ESM_ERROR_COUNT_METRICS,
+  ESM_EVENT_COUNT_METRICS,
+  ESM_KAFKA_METRICS,
+} from './monitoring/consumer-metrics.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -98,8 +90,6 @@ export interface ConsumerAlarms {
   readonly durationNearTimeout: cloudwatch.IAlarm;
 }
 
-const PERIOD = Duration.minutes(5);
-
 /**
  * One CloudWatch dashboard for one consumer (the handler's EMF outcomes and timings, offset lag, the event
  * source mapping's counts and errors, Lambda and DynamoDB health) and the alarms that matter, sent to SNS.
@@ -140,31 +130,8 @@ export class ConsumerMonitoring extends Construct {
     ]);
 
     const { consumer } = props;
-    const fn = consumer.function;
     const timeoutMs = consumer.timeout.toMilliseconds();
-    const emf = (metricName: string, statistic = 'Sum', label?: string): cloudwatch.Metric =>
-      new cloudwatch.Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { service: consumer.consumerName },
-        statistic,
-        period: PERIOD,
-        ...(label === undefined ? {} : { label }),
-      });
-    // Mapping metrics (opted in by MetricsConfig) are per mapping; the reference names no dimension, so
-    // EventSourceMappingUUID is assumed. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html
-    const esm = (metricName: string, statistic = 'Sum'): cloudwatch.Metric =>
-      new cloudwatch.Metric({
-        namespace: 'AWS/Lambda',
-        metricName,
-        dimensionsMap: { EventSourceMappingUUID: consumer.eventSourceMappingUuid },
-        statistic,
-        label: metricName.replace(/(Event)?Count$/, ''),
-        period: PERIOD,
-      });
-    // Lambda emits OffsetLag for every Kafka mapping, per function, without MetricsConfig.
-    // https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#performance-metrics
-    const offsetLag = fn.metric('OffsetLag', { statistic: 'Maximum', period: PERIOD, label: 'OffsetLag' });
+    const metrics = new ConsumerMetrics(consumer);
 
     // Alarms
     this.alarmTopic = props.alarmTopic ?? this.createTopic();
@@ -189,7 +156,7 @@ export class ConsumerMonitoring extends Construct {
         // RATE: change per second from the previous datapoint; > 0 means the lag grew over the last period.
         // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html
         expression: `IF(lag > ${offsetLagThreshold} AND RATE(lag) > 0, 1, 0)`,
-        usingMetrics: { lag: offsetLag },
+        usingMetrics: { lag: metrics.offsetLag() },
         period: PERIOD,
         label: 'Offset lag above threshold and growing',
       }).createAlarm(this, 'OffsetLagGrowing', {
@@ -205,8 +172,8 @@ export class ConsumerMonitoring extends Construct {
       new cloudwatch.MathExpression({
         expression: 'FILL(dropped, 0) + FILL(delivered, 0)',
         usingMetrics: {
-          dropped: esm('DroppedEventCount'),
-          delivered: esm('OnFailureDestinationDeliveredEventCount'),
+          dropped: metrics.mapping('DroppedEventCount'),
+          delivered: metrics.mapping('OnFailureDestinationDeliveredEventCount'),
         },
         period: PERIOD,
         label: 'Records dropped or sent to the failure bucket',
@@ -220,7 +187,7 @@ export class ConsumerMonitoring extends Construct {
       }),
     );
     const quarantined = notify(
-      emf(OUTCOME_METRICS.quarantined).createAlarm(this, 'Quarantined', {
+      metrics.handler(OUTCOME_METRICS.quarantined).createAlarm(this, 'Quarantined', {
         alarmDescription: `Records were quarantined (undecodable, no dedup key, schema-invalid, payload conflict or rejected by a business rule): acknowledged but not applied. First: query the inbox table's "quarantine" index for consumer ${consumer.consumerName}; each row holds the reason and the raw record.`,
         threshold: quarantinedThreshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -229,7 +196,7 @@ export class ConsumerMonitoring extends Construct {
       }),
     );
     const functionErrors = notify(
-      fn.metricErrors({ period: PERIOD, statistic: 'Sum' }).createAlarm(this, 'FunctionErrors', {
+      metrics.functionErrors().createAlarm(this, 'FunctionErrors', {
         alarmDescription:
           'The function failed as a whole (crash, timeout, out of memory): Lambda retries or bisects the whole batch. First: search the function log group for level ERROR and "Task timed out".',
         threshold: functionErrorsThreshold,
@@ -244,10 +211,7 @@ export class ConsumerMonitoring extends Construct {
       notify(
         new cloudwatch.MathExpression({
           expression: 'FILL(reads, 0) + FILL(writes, 0)',
-          usingMetrics: {
-            reads: table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD }),
-            writes: table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD }),
-          },
+          usingMetrics: metrics.tableThrottleEvents(table),
           period: PERIOD,
           label: 'Throttle events',
         }).createAlarm(this, `DynamoDbThrottles${label}`, {
@@ -262,7 +226,7 @@ export class ConsumerMonitoring extends Construct {
     ]);
     const durationThresholdMs = Math.round(timeoutMs * durationRatio);
     const durationNearTimeout = notify(
-      fn.metricDuration({ period: PERIOD, statistic: 'Maximum' }).createAlarm(this, 'DurationNearTimeout', {
+      metrics.functionDuration('Maximum').createAlarm(this, 'DurationNearTimeout', {
         alarmDescription: `An invocation ran ${durationThresholdMs} ms or more of its ${timeoutMs} ms timeout: a timeout retries the whole batch. First: compare BatchDuration with BatchRecords; lower batchSize or raise timeout (and memorySize).`,
         threshold: durationThresholdMs,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -279,118 +243,39 @@ export class ConsumerMonitoring extends Construct {
       durationNearTimeout,
     };
 
-    // Dashboard
-    const graph = (
-      title: string,
-      left: cloudwatch.IMetric[],
-      options: Partial<cloudwatch.GraphWidgetProps> = {},
-    ) => new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, period: PERIOD, ...options });
-    const percentiles = (metricName: string): cloudwatch.IMetric[] => [
-      emf(metricName, 'p50', `${metricName} p50`),
-      emf(metricName, 'p99', `${metricName} p99`),
-    ];
-    // Every batch metric that is not a timing or the record count is a count of batches.
-    const batchTimings: string[] = [
-      BATCH_METRICS.duration,
-      BATCH_METRICS.recordLatency,
-      BATCH_METRICS.records,
-    ];
-    const batchCounts = Object.values(BATCH_METRICS).filter((name) => !batchTimings.includes(name));
-    const timeoutLine: cloudwatch.HorizontalAnnotation = {
-      value: timeoutMs,
-      label: 'timeout',
-      color: '#d62728',
-    };
-
+    // Dashboard: rows of named widgets (monitoring/consumer-widgets.ts).
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       defaultInterval: Duration.hours(3),
     });
+    this.dashboard.addWidgets(titleWidget(consumer.consumerName));
     this.dashboard.addWidgets(
-      new cloudwatch.TextWidget({
-        markdown: `# Kafka consumer \`${consumer.consumerName}\`\nOutcomes come from the handler (namespace ${METRICS_NAMESPACE}); lag and event counts from the event source mapping; health from Lambda and DynamoDB. See docs/deploy.md for what each alarm means.`,
-        width: 24,
-        height: 2,
-      }),
-    );
-    this.dashboard.addWidgets(
-      graph(
-        'Record outcomes (count)',
-        Object.values(OUTCOME_METRICS).map((name) => emf(name)),
-      ),
-      graph(
-        'Inbox events and batches (count)',
-        [...Object.values(EVENT_METRICS), ...batchCounts].map((name) => emf(name)),
-        { right: [emf(BATCH_METRICS.records)] },
-      ),
-      new cloudwatch.AlarmStatusWidget({
-        title: 'Alarms',
-        alarms: [
-          offsetLagGrowing,
-          recordsDropped,
-          quarantined,
-          functionErrors,
-          ...dynamoDbThrottles.map(([, alarm]) => alarm),
-          durationNearTimeout,
-        ],
-        width: 8,
-        height: 6,
-      }),
-    );
-    this.dashboard.addWidgets(
-      graph('Batch duration (ms)', percentiles(BATCH_METRICS.duration), { leftAnnotations: [timeoutLine] }),
-      graph('Record latency, Kafka timestamp to batch end (ms)', percentiles(BATCH_METRICS.recordLatency)),
-      graph('Offset lag (records)', [offsetLag, ...ESM_KAFKA_METRICS.map((name) => esm(name, 'Maximum'))], {
-        leftAnnotations: [{ value: offsetLagThreshold, label: 'alarm threshold' }],
-      }),
-    );
-    this.dashboard.addWidgets(
-      graph(
-        'Event source mapping: events',
-        ESM_EVENT_COUNT_METRICS.map((name) => esm(name)),
-      ),
-      graph(
-        'Event source mapping: errors',
-        ESM_ERROR_COUNT_METRICS.map((name) => esm(name)),
-      ),
-      graph('Lambda: invocations, errors, throttles', [
-        fn.metricInvocations({ period: PERIOD }),
-        fn.metricErrors({ period: PERIOD }),
-        fn.metricThrottles({ period: PERIOD }),
+      recordOutcomesWidget(metrics),
+      inboxEventsWidget(metrics),
+      alarmStatusWidget([
+        offsetLagGrowing,
+        recordsDropped,
+        quarantined,
+        functionErrors,
+        ...dynamoDbThrottles.map(([, alarm]) => alarm),
+        durationNearTimeout,
       ]),
     );
     this.dashboard.addWidgets(
-      graph(
-        'Lambda: duration against timeout (ms)',
-        ['p50', 'p99', 'Maximum'].map((statistic) =>
-          fn.metricDuration({ statistic, period: PERIOD, label: `Duration ${statistic}` }),
-        ),
-        { leftAnnotations: [timeoutLine, { value: durationThresholdMs, label: 'alarm threshold' }] },
-      ),
-      graph('Lambda: concurrency', [
-        fn.metric('ConcurrentExecutions', {
-          statistic: 'Maximum',
-          period: PERIOD,
-          label: 'ConcurrentExecutions',
-        }),
-      ]),
+      batchDurationWidget(metrics, timeoutMs),
+      recordLatencyWidget(metrics),
+      offsetLagWidget(metrics, offsetLagThreshold),
     );
     this.dashboard.addWidgets(
-      ...tables.flatMap(([label, table]) => [
-        graph(`DynamoDB ${label}: throttles`, [
-          table.metric('ReadThrottleEvents', { statistic: 'Sum', period: PERIOD }),
-          table.metric('WriteThrottleEvents', { statistic: 'Sum', period: PERIOD }),
-          table.metricThrottledRequestsForOperations({ operations: WRITE_OPERATIONS, period: PERIOD }),
-        ]),
-        graph(`DynamoDB ${label}: system errors`, [
-          table.metricSystemErrorsForOperations({ operations: WRITE_OPERATIONS, period: PERIOD }),
-        ]),
-        graph(`DynamoDB ${label}: consumed capacity`, [
-          table.metricConsumedWriteCapacityUnits({ period: PERIOD }),
-          table.metricConsumedReadCapacityUnits({ period: PERIOD }),
-        ]),
-      ]),
+      mappingEventsWidget(metrics),
+      mappingErrorsWidget(metrics),
+      lambdaHealthWidget(metrics),
     );
+    this.dashboard.addWidgets(
+      lambdaDurationWidget(metrics, timeoutMs, durationThresholdMs),
+      lambdaConcurrencyWidget(metrics),
+    );
+    this.dashboard.addWidgets(...tables.flatMap(([label, table]) => tableWidgets(metrics, label, table)));
   }
 
   private createTopic(): sns.Topic {
