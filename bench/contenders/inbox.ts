@@ -7,15 +7,15 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inboxConfigFrom } from '../../lambdas/core/config.js';
-import { createInboxConsumer, type InboxEffectInput } from '../../lambdas/core/create-inbox-consumer.js';
 import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.js';
 import type { EffectPlan } from '../../lambdas/core/effect.js';
+import { createInboxConsumer, type InboxEffectInput } from '../../lambdas/core/index.js';
 import {
   type HandlerSettings,
   readHandlerSettings,
   settingsEnvironment,
 } from '../../lambdas/core/settings.js';
-import { type OrderPlaced, orderConsumer } from '../../lambdas/order-consumer/order-placed.js';
+import { type Order, ordersConsumer } from '../../local/orders/orders-consumer.js';
 import type { BenchTables, ContainerDependencies, Contender } from './contender.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
@@ -52,7 +52,7 @@ export function inboxContender(options: InboxContenderOptions): Contender {
     // What the Lambda entry (handler.ts) builds for the same variables.
     clientConfig: (options.clientOverrides ?? ((config) => config))(dynamoDbClientConfig(deployed)),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
-      const consumer = orderConsumer(tables.app);
+      const consumer = ordersConsumer(tables.app);
       const handler = createInboxConsumer({
         ...consumer,
         settings: settingsFor(tables),
@@ -72,9 +72,9 @@ export function inboxContender(options: InboxContenderOptions): Contender {
 /** The order consumer's own validation and writes, run under a lease instead of inside the transaction. */
 function sideEffectOrders(
   documentClient: DynamoDBDocumentClient,
-  transactional: (input: InboxEffectInput<OrderPlaced>) => EffectPlan,
+  transactional: (input: InboxEffectInput<Order>) => EffectPlan,
 ) {
-  return (input: InboxEffectInput<OrderPlaced>): EffectPlan => {
+  return (input: InboxEffectInput<Order>): EffectPlan => {
     const plan = transactional(input);
     if (plan.kind !== 'transact') return plan;
     return { kind: 'call', run: () => sendWritesOneByOne(documentClient, plan.writes) };

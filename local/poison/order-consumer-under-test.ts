@@ -6,11 +6,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { Context } from 'aws-lambda';
-import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import { quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import { createInboxConsumer } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
-import { orderConsumer } from '../../lambdas/order-consumer/order-placed.js';
+import { ordersConsumer } from '../orders/orders-consumer.js';
 import type { ConsumerUnderTest } from './poison-promise.js';
 
 export interface PoisonTables {
@@ -22,7 +22,7 @@ export interface PoisonTables {
 export function orderConsumerUnderTest(tables: PoisonTables, consumerName: string): ConsumerUnderTest {
   let outcomes: readonly RecordOutcome[] = [];
   const handler = createInboxConsumer({
-    ...orderConsumer(tables.appTableName),
+    ...ordersConsumer(tables.appTableName),
     settings: { inboxTableName: tables.inboxTableName, consumerName },
     dynamoDb: tables.client,
     logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),

@@ -13,17 +13,17 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { BatchGetCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import type { InboxEffectInput } from '../../lambdas/core/create-inbox-consumer.js';
-import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import type { EffectPlan } from '../../lambdas/core/effect.js';
 import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import type { InboxEffectInput } from '../../lambdas/core/index.js';
+import { createInboxConsumer } from '../../lambdas/core/index.js';
 import { isReported, type OutcomeStatus, type RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
-import { type OrderPlaced, orderConsumer } from '../../lambdas/order-consumer/order-placed.js';
 import { interpretResponse } from '../esm/batch-response.js';
 import { InMemoryLog } from '../esm/in-memory-log.js';
 import { buildMskEvent, type MskEvent, type MskEventEnvelope } from '../esm/msk-event.js';
 import type { ProducedRecord, SourceRecord } from '../esm/record-source.js';
+import { type Order, ordersConsumer } from '../orders/orders-consumer.js';
 import { Attempt, AttemptCrashedError, attemptClock, currentAttempt, VirtualTime } from './attempt.js';
 import { ExternalLedger } from './external-ledger.js';
 import { faultInjectingClient, Journal, Sequence, type StoreMutation } from './fault-injection.js';
@@ -371,7 +371,7 @@ class ScheduleRun {
    * builds it once per container (createHandler); in side-effect mode with the external effect.
    */
   #newContainer(): Invoke {
-    const consumer = orderConsumer(this.#target.appTableName);
+    const consumer = ordersConsumer(this.#target.appTableName);
     const handler = createInboxConsumer({
       ...consumer,
       ...(this.#mode === 'side-effect' ? { effect: this.#sideEffect(consumer.effect) } : {}),
@@ -392,10 +392,10 @@ class ScheduleRun {
   }
 
   /** Side-effect mode: claim → call the external service → complete, fenced by the lease. */
-  #sideEffect(transactional: (input: InboxEffectInput<OrderPlaced>) => EffectPlan) {
+  #sideEffect(transactional: (input: InboxEffectInput<Order>) => EffectPlan) {
     // Same validation and rejections as the sample service; only the effect moves outside DynamoDB.
     const ledger = this.#ledger;
-    return async (input: InboxEffectInput<OrderPlaced>): Promise<EffectPlan> => {
+    return async (input: InboxEffectInput<Order>): Promise<EffectPlan> => {
       const plan = transactional(input);
       if (plan.kind !== 'transact') return plan;
       const order = input.event;

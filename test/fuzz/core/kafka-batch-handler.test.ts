@@ -10,7 +10,7 @@ import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import { InboxStoreError, InvalidEventError } from '../../../lambdas/core/errors.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
 import { isReported, type RecordOutcome } from '../../../lambdas/core/outcome.js';
-import { orderConsumer, skipOtherEventTypes } from '../../../lambdas/order-consumer/order-placed.js';
+import { ordersConsumer, skipOtherTypes } from '../../../local/orders/orders-consumer.js';
 import { ManualClock } from '../../support/clocks.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
 import {
@@ -34,8 +34,8 @@ function engine(refuse: (key: string) => boolean = () => false) {
   let observed: readonly RecordOutcome[] = [];
   const handle = createKafkaBatchHandler({
     store,
-    effect: toEngineEffect(orderConsumer('app')),
-    skipRecord: skipOtherEventTypes,
+    effect: toEngineEffect(ordersConsumer('app')),
+    skipRecord: skipOtherTypes,
     dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
     clock,
     deadlineMarginMs: 3_000,
