@@ -78,7 +78,7 @@ export interface KafkaConsumerProps {
   readonly timeout?: Duration;
   /**
    * Time left at which the handler stops starting records and reports the rest (`DEADLINE_MARGIN_MS`).
-   * @default Duration.seconds(3)
+   * @default Duration.millis(DEADLINE_MARGIN_MS default, 3000: lambdas/core/settings.ts)
    */
   readonly deadlineMargin?: Duration;
   /**
@@ -253,7 +253,7 @@ export function resolveSettings(props: KafkaConsumerProps): ResolvedSettings {
   const pollers = props.provisionedPollers === false ? undefined : props.provisionedPollers;
   return {
     timeout: props.timeout ?? Duration.minutes(1),
-    deadlineMargin: props.deadlineMargin ?? Duration.seconds(3),
+    deadlineMargin: props.deadlineMargin ?? Duration.millis(HANDLER_SETTINGS.deadlineMarginMs.default),
     dedupTtl: props.dedupTtl ?? Duration.seconds(DEFAULT_DEDUP_TTL_SECONDS),
     maxRecordAge: props.maxRecordAge ?? Duration.days(1),
     batchSize: props.batchSize ?? 100,

@@ -1,13 +1,15 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Context } from 'aws-lambda';
 import type { BatchSummary } from '../../lambdas/core/batch-summary.js';
 import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
+import type { InboxConsumerOptions } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
-import { orderConsumer as orderConsumerOptions } from '../../lambdas/order-consumer/order-placed.js';
+import { type OrderSchema, ordersConsumer } from '../../local/orders/orders-consumer.js';
 import { lambdaContext, ManualClock } from './clocks.js';
 import type { TestTables } from './dynamodb.js';
 
@@ -23,8 +25,16 @@ export interface OrderConsumerUnderTest {
   lastSummary(): BatchSummary | undefined;
 }
 
-/** The sample order consumer, built by the same factory the Lambda entry uses, on the given tables. */
-export function orderConsumer(
+/** What a test builds the consumer from: the harness's orders consumer, or the sample service's. */
+export type ConsumerOptionsFor<S extends StandardSchemaV1 | undefined> = (
+  appTableName: string,
+) => Pick<InboxConsumerOptions<S>, 'schema' | 'skip' | 'effect'>;
+
+/**
+ * An orders consumer built by createInboxConsumer, as a Lambda entry builds it, on the given tables: the
+ * harness's own (local/orders/) unless `consumer` names another (the sample's tests pass the sample).
+ */
+export function orderConsumer<S extends StandardSchemaV1 | undefined = typeof OrderSchema>(
   tables: TestTables,
   options: {
     dynamoDb?: DynamoDBClient;
@@ -33,14 +43,16 @@ export function orderConsumer(
     clock?: ManualClock;
     /** @default a silent one */
     logger?: Logger;
+    /** @default the harness's orders consumer */
+    consumer?: ConsumerOptionsFor<S>;
   } = {},
 ): OrderConsumerUnderTest {
   const clock = options.clock ?? new ManualClock();
   const metrics = new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER });
   let outcomes: readonly RecordOutcome[] = [];
   let summary: BatchSummary | undefined;
-  const handler = createInboxConsumer({
-    ...orderConsumerOptions(tables.appTableName),
+  const handler = createInboxConsumer<S>({
+    ...(options.consumer ?? (ordersConsumer as unknown as ConsumerOptionsFor<S>))(tables.appTableName),
     settings: { inboxTableName: tables.inboxTableName, consumerName: CONSUMER, ...options.settings },
     dynamoDb: options.dynamoDb ?? tables.client,
     clock,
