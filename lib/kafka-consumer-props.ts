@@ -285,6 +285,17 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   }
   problems.push(...validateSource(props.source));
   problems.push(...settingsProblems(props));
+  if (problems.length === 0) {
+    // Last, exactly the handler's own reading of what the function will get: nothing synth passes may
+    // fail the cold start (a deadline margin past the handler's bound, a key source it trims away).
+    const environment = settingsEnvironment(handlerSettingsOf(props, s));
+    for (const name of Object.keys(environment)) {
+      if (Token.isUnresolved(environment[name])) environment[name] = 'x';
+    }
+    problems.push(
+      ...readHandlerSettings(environment).problems.map((problem) => `the handler would refuse ${problem}`),
+    );
+  }
 
   // Lambda honours a Kafka partial batch response only in provisioned mode; in on-demand mode a reported
   // record is ignored and the whole batch commits: records would be lost.

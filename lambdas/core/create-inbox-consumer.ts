@@ -60,8 +60,8 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
    */
   readonly skip?: (record: DecodedRecord) => string | undefined;
   /**
-   * The handler's settings (lambdas/core/settings.ts).
-   * @default - read from the environment once, at cold start (the KafkaConsumer construct sets it)
+   * Handler settings in code (lambdas/core/settings.ts), over those of the environment.
+   * @default - the environment's, read once at cold start (the KafkaConsumer construct sets them)
    */
   readonly settings?: Partial<HandlerSettings>;
   /** @default a client with the settings of lambdas/core/dynamodb-client-config.ts */
@@ -146,7 +146,8 @@ export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
 
 /** The settings given, or the environment's; one ConfigError naming every problem. */
 function inboxConfigOf(given: Partial<HandlerSettings> | undefined): InboxConfig {
-  const { settings, problems } = readHandlerSettings(given ? settingsEnvironment(given) : process.env);
+  // Settings in code go over the environment's (the KafkaConsumer construct sets those): one reading.
+  const { settings, problems } = readHandlerSettings({ ...process.env, ...settingsEnvironment(given ?? {}) });
   if (problems.length > 0) throw new ConfigError(problems);
   return inboxConfigFrom(settings);
 }
@@ -164,12 +165,23 @@ async function validated(
   const json = record.json;
   if (!json.ok) return { ok: false, message: json.error };
   if (schema === undefined) return { ok: true, value: json.value };
-  const result = await schema['~standard'].validate(json.value);
+  let result: StandardSchemaV1.Result<unknown>;
+  try {
+    result = await schema['~standard'].validate(json.value);
+  } catch (error) {
+    // A schema that cannot judge a value (a recursive one on a value nested 100,000 deep overflows the
+    // stack) can never judge it: the record is quarantined, never retried into a blocked partition.
+    return { ok: false, message: `the schema threw ${error instanceof Error ? error.name : typeof error}` };
+  }
   if (result.issues === undefined) return { ok: true, value: result.value };
-  // Paths and the schema's messages, never the value itself.
-  const issues = result.issues.slice(0, MAX_ISSUES).map((issue) => `${pathOf(issue)}: ${issue.message}`);
-  const more = result.issues.length > MAX_ISSUES ? `; and ${result.issues.length - MAX_ISSUES} more` : '';
-  return { ok: false, message: boundedString(`${issues.join('; ')}${more}`, MAX_ISSUES_BYTES).text };
+  // The paths only: some libraries (valibot, arktype) quote the received value in their messages, and this
+  // text reaches the logs.
+  const paths = result.issues.slice(0, MAX_ISSUES).map(pathOf);
+  const more = result.issues.length > MAX_ISSUES ? ` and ${result.issues.length - MAX_ISSUES} more` : '';
+  return {
+    ok: false,
+    message: boundedString(`invalid at ${paths.join(', ')}${more}`, MAX_ISSUES_BYTES).text,
+  };
 }
 
 function pathOf(issue: StandardSchemaV1.Issue): string {

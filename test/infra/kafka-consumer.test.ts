@@ -409,6 +409,16 @@ describe('KafkaConsumer props', () => {
       /settings.keySource: KEY_SOURCE "header:x" must be kafka-key or field:<name>/,
     ],
     [
+      'a deadline margin past what the handler accepts',
+      { timeout: Duration.minutes(15), deadlineMargin: Duration.minutes(11) },
+      /the handler would refuse DEADLINE_MARGIN_MS "660000" must be a whole number from 0 to 600000/,
+    ],
+    [
+      'a key source the handler trims to nothing',
+      { settings: { ordering: 'key', keySource: 'field: ' } },
+      /the handler would refuse KEY_SOURCE "field:" must be kafka-key or field:<name>/,
+    ],
+    [
       'a setting that a typed prop carries',
       { settings: { deadlineMarginMs: 5_000 } as never },
       /settings.deadlineMarginMs is the deadlineMargin prop: set deadlineMargin instead/,
