@@ -30,15 +30,11 @@ export class EnvReader {
     this.#env = env;
   }
 
-  required(name: string, pattern?: RegExp, hint?: string): string {
+  /** A variable of the consumer's own (a table its effect writes), recorded as missing when empty. */
+  required(name: string): string {
     const value = this.#env[name]?.trim();
-    if (!value) {
-      this.#problems.push(`${name} is required`);
-      return '';
-    }
-    if (pattern && !pattern.test(value))
-      this.#problems.push(`${name} "${value}" ${hint ?? `must match ${pattern}`}`);
-    return value;
+    if (!value) this.#problems.push(`${name} is required`);
+    return value ?? '';
   }
 
   /** Every handler setting (settings.ts), its problems recorded with the others. */
@@ -46,41 +42,6 @@ export class EnvReader {
     const { settings, problems } = readHandlerSettings(this.#env);
     this.#problems.push(...problems);
     return settings;
-  }
-
-  /** Records a problem found while combining variables. */
-  problem(message: string): void {
-    this.#problems.push(message);
-  }
-
-  isSet(name: string): boolean {
-    return Boolean(this.#env[name]?.trim());
-  }
-
-  optional(name: string, fallback: string): string {
-    const value = this.#env[name]?.trim();
-    return value ? value : fallback;
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.#env[name]?.trim();
-    if (!raw) return fallback;
-    const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < min || value > max) {
-      this.#problems.push(`${name} "${raw}" must be a whole number from ${min} to ${max}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const raw = this.#env[name]?.trim();
-    if (!raw) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) {
-      this.#problems.push(`${name} "${raw}" must be one of: ${allowed.join(', ')}`);
-      return fallback;
-    }
-    return raw as T;
   }
 
   /** Throws one ConfigError naming every problem found. */

@@ -17,17 +17,16 @@ import { boundedString } from './bounded-text.js';
 import { CachingInboxStore } from './caching-inbox-store.js';
 import { type Clock, systemClock } from './clock.js';
 import { CompletedKeyCache } from './completed-key-cache.js';
-import { type InboxConfig, inboxConfigFrom } from './config.js';
+import { EnvReader, type InboxConfig, readInboxConfig } from './config.js';
 import type { DecodedRecord } from './decode-event.js';
 import { dynamoDbClientConfig } from './dynamodb-client-config.js';
 import { DynamoDbInboxStore } from './dynamodb-inbox-store.js';
 import type { Effect, EffectPlan } from './effect.js';
-import { ConfigError } from './errors.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from './kafka-batch-handler.js';
 import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
 import { powertoolsTelemetry } from './powertools-telemetry.js';
-import { type HandlerSettings, readHandlerSettings, settingsEnvironment } from './settings.js';
+import { type HandlerSettings, settingsEnvironment } from './settings.js';
 
 /** What the effect gets for one record. */
 export interface InboxEffectInput<Event> {
@@ -147,9 +146,10 @@ export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
 /** The settings given, or the environment's; one ConfigError naming every problem. */
 function inboxConfigOf(given: Partial<HandlerSettings> | undefined): InboxConfig {
   // Settings in code go over the environment's (the KafkaConsumer construct sets those): one reading.
-  const { settings, problems } = readHandlerSettings({ ...process.env, ...settingsEnvironment(given ?? {}) });
-  if (problems.length > 0) throw new ConfigError(problems);
-  return inboxConfigFrom(settings);
+  const reader = new EnvReader({ ...process.env, ...settingsEnvironment(given ?? {}) });
+  const config = readInboxConfig(reader);
+  reader.done();
+  return config;
 }
 
 /** The most issues a quarantine message lists, and the longest message. */

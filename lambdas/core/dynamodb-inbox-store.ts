@@ -306,7 +306,7 @@ function isNamed(error: unknown, name: string): boolean {
 }
 
 function storeError(operation: string, error: unknown): InboxStoreError {
-  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const detail = messageOf(error);
   // A content refusal outside a commit (a bug: every row the store writes is bounded) is not retried as if transient.
   const failureClass = classifyStoreFailure(error) === 'transient' ? 'transient' : 'systemic';
   return new InboxStoreError(`DynamoDB ${operation} failed: ${detail}`, { cause: error, failureClass });

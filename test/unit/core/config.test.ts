@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EnvReader, readInboxConfig } from '../../../lambdas/core/config.js';
 import { ConfigError } from '../../../lambdas/core/errors.js';
-
-/** The handler's settings as a consumer reads them at cold start, with APP_TABLE_NAME for the sample. */
-function readOrderConsumerConfig(env: Record<string, string | undefined>) {
-  const reader = new EnvReader(env);
-  const config = { ...readInboxConfig(reader), appTableName: reader.required('APP_TABLE_NAME') };
-  reader.done();
-  return config;
-}
+import { readOrderConsumerConfig } from '../../support/config.js';
 
 const valid = { INBOX_TABLE_NAME: 'inbox', APP_TABLE_NAME: 'app', CONSUMER_NAME: 'orders' };
 

@@ -1,18 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { EnvReader, readInboxConfig } from '../../../lambdas/core/config.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import { dynamoDbClientConfig, maxRecordsInFlight } from '../../../lambdas/core/dynamodb-client-config.js';
 import { ConfigError } from '../../../lambdas/core/errors.js';
 import { orderingKeyOf, parseKeySource } from '../../../lambdas/core/ordering.js';
+import { readOrderConsumerConfig } from '../../support/config.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
-
-/** The handler's settings as a consumer reads them at cold start, with APP_TABLE_NAME for the sample. */
-function readOrderConsumerConfig(env: Record<string, string | undefined>) {
-  const reader = new EnvReader(env);
-  const config = { ...readInboxConfig(reader), appTableName: reader.required('APP_TABLE_NAME') };
-  reader.done();
-  return config;
-}
 
 const required = { INBOX_TABLE_NAME: 'inbox', APP_TABLE_NAME: 'app', CONSUMER_NAME: 'orders' };
 
