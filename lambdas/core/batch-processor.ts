@@ -4,10 +4,10 @@ import { type DedupKeyPolicy, deriveDedupKey } from './dedup-key.js';
 import { type Effect, type EffectPlan, MAX_EFFECT_WRITES } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { InboxEntry, InboxStore, RowConflict } from './inbox-store.js';
-import { runByKey } from './key-lanes.js';
+import { type Lanes, ONE_LANE, runInLanes } from './lane-scheduler.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
-import { isApplied, isReported, type OutcomeStatus, type RecordOutcome } from './outcome.js';
+import { isApplied, isReported, type RecordOutcome } from './outcome.js';
 import { quarantineKeyOf } from './quarantine-row.js';
 import { errorMessage, failed, leaseDetail, outcome } from './record-outcome.js';
 import { RefusalStreak } from './refusal-streak.js';
@@ -54,57 +54,32 @@ interface BatchState {
 }
 
 /**
- * Runs one batch: partitions concurrently (bounded), each partition's records in offset order. After a
- * partition's first reported record the rest are not started and are all reported, so Lambda's checkpoint
- * (commit up to the lowest reported offset) never skips a record.
+ * Runs one batch: partitions concurrently (bounded), each partition's records in lanes (lane-scheduler.ts):
+ * after a partition's first reported record the records after it are not started and are all reported, so
+ * Lambda's checkpoint (commit up to the lowest reported offset) never skips a record.
  */
 export async function processBatch(
   partitions: readonly DecodedPartition[],
   options: BatchProcessorOptions,
 ): Promise<RecordOutcome[]> {
   const state: BatchState = { firstCopies: new Map(), refusals: options.refusals ?? new RefusalStreak() };
-  const ordering = options.ordering;
+  const lanes = lanesOf(options.ordering);
   const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) =>
-    ordering?.by === 'key'
-      ? runByKey(
-          partition.records,
-          (record) => orderingKeyOf(record, ordering.keySource),
-          ordering.keyConcurrency,
-          {
-            run: (record) => processRecord(record, options, state),
-            notStarted: (record, status, reason, detail) => outcome(record, status, { reason, detail }),
-            deadlineNear: () => options.remainingTimeMs() < options.deadlineMarginMs,
-          },
-        )
-      : processPartition(partition, options, state),
+    runInLanes(partition.records, lanes, {
+      run: (record) => processRecord(record, options, state),
+      notStarted: (record, status, reason, detail) => outcome(record, status, { reason, detail }),
+      deadlineNear: () => options.remainingTimeMs() < options.deadlineMarginMs,
+    }),
   );
   return perPartition.flat();
 }
 
-async function processPartition(
-  partition: DecodedPartition,
-  options: BatchProcessorOptions,
-  state: BatchState,
-): Promise<RecordOutcome[]> {
-  const outcomes: RecordOutcome[] = [];
-  let notStarted: { status: OutcomeStatus; detail: string } | undefined;
-  for (const record of partition.records) {
-    if (notStarted) {
-      outcomes.push(outcome(record, notStarted.status, { reason: 'not-started', detail: notStarted.detail }));
-      continue;
-    }
-    if (options.remainingTimeMs() < options.deadlineMarginMs) {
-      notStarted = { status: 'deferred', detail: 'the invocation deadline is near' };
-      outcomes.push(outcome(record, 'deferred', { reason: 'deadline', detail: notStarted.detail }));
-      continue;
-    }
-    const result = await processRecord(record, options, state);
-    outcomes.push(result);
-    if (isReported(result.status)) {
-      notStarted = { status: 'blocked', detail: `${result.coordinates} was reported` };
-    }
-  }
-  return outcomes;
+function lanesOf(ordering: PartitionOrdering | undefined): Lanes {
+  if (ordering?.by !== 'key') return ONE_LANE;
+  return {
+    laneOf: (record) => orderingKeyOf(record, ordering.keySource),
+    concurrency: ordering.keyConcurrency,
+  };
 }
 
 async function processRecord(

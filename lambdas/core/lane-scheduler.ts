@@ -1,12 +1,16 @@
 /**
- * Runs a partition's records by ordering key: one lane per key, each lane in offset order, lanes
- * concurrently up to a bound. The next record started is always the lowest-offset record whose lane is
- * idle, so work stays close to the partition's offset order and a deadline cuts the batch near its end.
+ * The one scheduler of a partition's records, for both orderings: records are split into lanes (one per
+ * ordering key, or a single lane for the whole partition), each lane runs in offset order, lanes
+ * concurrently up to a bound. Partition ordering is key ordering with one lane. The next record started is
+ * always the lowest-offset record whose lane is idle, so work stays close to the partition's offset order
+ * and a deadline cuts the batch near its end.
  *
- * Lambda commits a partition up to its lowest reported offset and redelivers everything after it. So once
- * a record is reported, no record after it starts (it will come back anyway); records before it in other
- * lanes still run, since they will be committed. Records after it that had already finished are reported
- * too (toBatchResponse), which is safe: their redelivery is deduplicated.
+ * The rule of what a partition reports lives here and only here. Lambda commits a partition up to its
+ * lowest reported offset and redelivers everything after it (docs/aws-facts.md). So once a record is
+ * reported, no record after it starts (it will come back anyway); records before it in other lanes still
+ * run, since they will be committed. No record starts once the invocation's deadline is near. Records
+ * after a reported one that had already finished are reported too (toBatchResponse), which is safe: their
+ * redelivery is deduplicated.
  */
 import type { DecodedRecord } from './decode-event.js';
 import { isReported, type RecordOutcome } from './outcome.js';
@@ -37,15 +41,24 @@ interface Stop {
   readonly detail: string;
 }
 
-export async function runByKey(
+/** How a partition's records are split into lanes, and how many lanes run at once. */
+export interface Lanes {
+  /** Records with the same lane key run one after another; `undefined` is a lane of its own. */
+  readonly laneOf: (record: DecodedRecord) => string | undefined;
+  readonly concurrency: number;
+}
+
+/** Partition ordering: every record in one lane. */
+export const ONE_LANE: Lanes = { laneOf: () => undefined, concurrency: 1 };
+
+export async function runInLanes(
   records: readonly DecodedRecord[],
-  keyOf: (record: DecodedRecord) => string | undefined,
-  concurrency: number,
+  { laneOf, concurrency }: Lanes,
   work: LaneWork,
 ): Promise<RecordOutcome[]> {
   const byKey = new Map<string | undefined, Lane>();
   records.forEach((record, position) => {
-    const key = keyOf(record);
+    const key = laneOf(record);
     const lane = byKey.get(key);
     if (lane) lane.positions.push(position);
     else byKey.set(key, { positions: [position], next: 0 });
