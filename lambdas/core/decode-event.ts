@@ -271,7 +271,8 @@ export function decodeUtf8(bytes: Buffer): string | undefined {
   }
 }
 
-function hashPayload(value: Buffer | null): string {
+/** SHA-256 of the value bytes, as the inbox row's `payload_hash` (docs/design.md#the-inbox-item). */
+export function hashPayload(value: Buffer | null): string {
   // A null value (tombstone) hashes differently from an empty one.
   return value === null ? 'null' : createHash('sha256').update(value).digest('base64');
 }

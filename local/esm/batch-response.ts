@@ -3,6 +3,7 @@
  * https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html (PartialBatchResponse)
  */
 import type { MskEvent } from './msk-event.js';
+import type { TopicPartition } from './record-source.js';
 
 export type ResponseVerdict =
   /** Every record succeeded: commit each partition past its last record. */
@@ -47,6 +48,43 @@ export function interpretResponse(event: MskEvent, response: unknown): ResponseV
     lowest.set(partition, Math.min(offset, lowest.get(partition) ?? offset));
   }
   return { kind: 'partial', lowestFailedOffsets: lowest };
+}
+
+/** What Lambda does with one partition of an invoked batch once the function answered. */
+export interface PartitionCheckpoint {
+  /** The event's `records` key (`topic-partition`). */
+  readonly key: string;
+  readonly topicPartition: TopicPartition;
+  /** The consumer group's new committed offset: past the last record, or the lowest reported one. */
+  readonly commitOffset: number;
+  /** Whether records from `commitOffset` on come again (the partition had a reported record). */
+  readonly redeliver: boolean;
+}
+
+/**
+ * Kafka's checkpoint for an honoured response: per partition, commit up to the lowest reported offset and
+ * redeliver from it; a partition with nothing reported commits past its last record. The one definition
+ * the emulator and the soak's driver both use (assumed for Kafka as AWS documents it for Kinesis:
+ * docs/aws-facts.md).
+ */
+export function checkpoints(
+  event: MskEvent,
+  verdict: Exclude<ResponseVerdict, { kind: 'invalid' }>,
+): PartitionCheckpoint[] {
+  const result: PartitionCheckpoint[] = [];
+  for (const [key, records] of Object.entries(event.records)) {
+    const first = records[0];
+    if (!first) continue;
+    const lowest = verdict.kind === 'partial' ? verdict.lowestFailedOffsets.get(key) : undefined;
+    const last = Math.max(...records.map((record) => record.offset));
+    result.push({
+      key,
+      topicPartition: { topic: first.topic, partition: first.partition },
+      commitOffset: lowest ?? last + 1,
+      redeliver: lowest !== undefined,
+    });
+  }
+  return result;
 }
 
 function describe(value: unknown): string {

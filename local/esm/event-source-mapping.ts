@@ -9,7 +9,7 @@
  * up to the record to redeliver and sought back to it; the next batch is polled from there.
  */
 import { randomUUID } from 'node:crypto';
-import { interpretResponse } from './batch-response.js';
+import { checkpoints, interpretResponse } from './batch-response.js';
 import { type EsmSettings, type ResolvedEsmSettings, resolveEsmSettings } from './esm-settings.js';
 import { type FaultPlan, NO_FAULTS } from './fault-plan.js';
 import { functionArn, type InvocationOutcome, type LambdaFunction } from './lambda-function.js';
@@ -293,38 +293,27 @@ export class EventSourceMapping {
       await this.#redeliverWhole(batch, false);
       return 'retry';
     }
-    if (verdict.kind === 'success') {
-      if (faults.duplicateDelivery()) {
-        // Injected: the commit is lost, so the same records come again.
-        this.stats.duplicateDeliveries++;
-        for (const { topicPartition, records } of batch.partitions.values()) {
-          await this.#source.seek(topicPartition, firstOf(records).offset);
-        }
-        return 'retry';
-      }
+    if (verdict.kind === 'success' && faults.duplicateDelivery()) {
+      // Injected: the commit is lost, so the same records come again.
+      this.stats.duplicateDeliveries++;
       for (const { topicPartition, records } of batch.partitions.values()) {
-        await this.#commit(topicPartition, lastOf(records).offset + 1);
+        await this.#source.seek(topicPartition, firstOf(records).offset);
       }
-      return 'done';
+      return 'retry';
     }
-    // Per partition, commit up to the lowest reported offset and redeliver every record from it on
-    // (assumed for Kafka as AWS documents it for Kinesis). https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
-    this.stats.partialFailures++;
+    if (verdict.kind === 'partial') this.stats.partialFailures++;
     const exhausted: SourceRecord[] = [];
-    for (const [key, { topicPartition, records }] of batch.partitions) {
-      const lowest = verdict.lowestFailedOffsets.get(key);
-      if (lowest === undefined) {
-        await this.#commit(topicPartition, lastOf(records).offset + 1);
-        continue;
-      }
-      const failed = records.filter((record) => record.offset >= lowest);
+    for (const { key, topicPartition, commitOffset, redeliver } of checkpoints(event, verdict)) {
+      await this.#commit(topicPartition, commitOffset);
+      if (!redeliver) continue;
+      const failed =
+        batch.partitions.get(key)?.records.filter((record) => record.offset >= commitOffset) ?? [];
       this.stats.reportedRecords += failed.length;
-      await this.#commit(topicPartition, lowest);
-      if (this.#countFailure(key, lowest)) exhausted.push(...failed);
-      else await this.#source.seek(topicPartition, lowest);
+      if (this.#countFailure(key, commitOffset)) exhausted.push(...failed);
+      else await this.#source.seek(topicPartition, commitOffset);
     }
     if (exhausted.length > 0) await this.#giveUp(exhausted, 'RetryAttemptsExhausted', false);
-    return 'retry';
+    return verdict.kind === 'success' ? 'done' : 'retry';
   }
 
   async #invoke(

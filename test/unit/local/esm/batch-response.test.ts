@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interpretResponse } from '../../../../local/esm/batch-response.js';
+import { checkpoints, interpretResponse } from '../../../../local/esm/batch-response.js';
 import type { MskEvent, MskEventRecord } from '../../../../local/esm/msk-event.js';
 
 const at = (offset: number): MskEventRecord => ({
@@ -52,5 +52,45 @@ describe('interpretResponse', () => {
     ['a string response', 'ok'],
   ])('retries the whole batch when the response has %s', (_, response) => {
     expect(interpretResponse(event, response).kind).toBe('invalid');
+  });
+});
+
+describe('checkpoints', () => {
+  it('commits every partition past its last record when the whole batch succeeded', () => {
+    expect(checkpoints(event, { kind: 'success' })).toEqual([
+      {
+        key: 'orders-0',
+        topicPartition: { topic: 'orders', partition: 0 },
+        commitOffset: 6,
+        redeliver: false,
+      },
+      {
+        key: 'orders-1',
+        topicPartition: { topic: 'orders', partition: 1 },
+        commitOffset: 10,
+        redeliver: false,
+      },
+    ]);
+  });
+
+  it('commits a partition up to its lowest reported offset and redelivers from it; the others go past', () => {
+    const verdict = interpretResponse(event, {
+      batchItemFailures: [failing('orders-0', 5), failing('orders-0', 4)],
+    });
+    if (verdict.kind === 'invalid') throw new Error(verdict.reason);
+    expect(checkpoints(event, verdict)).toEqual([
+      {
+        key: 'orders-0',
+        topicPartition: { topic: 'orders', partition: 0 },
+        commitOffset: 4,
+        redeliver: true,
+      },
+      {
+        key: 'orders-1',
+        topicPartition: { topic: 'orders', partition: 1 },
+        commitOffset: 10,
+        redeliver: false,
+      },
+    ]);
   });
 });

@@ -1,0 +1,107 @@
+/**
+ * The consumer under test: the orders consumer's handler chain exactly as its Lambda entry builds it once
+ * per container (createInboxConsumer), in transactional mode as deployed, and in side-effect mode with an
+ * effect that calls a recording fake of an external service (external-ledger.ts).
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { EffectPlan } from '../../lambdas/core/effect.js';
+import { createInboxConsumer, type InboxEffectInput } from '../../lambdas/core/index.js';
+import type { RecordOutcome } from '../../lambdas/core/outcome.js';
+import type { HandlerSettings } from '../../lambdas/core/settings.js';
+import type { LambdaContext } from '../esm/lambda-function.js';
+import type { MskEvent } from '../esm/msk-event.js';
+import { type Order, ordersConsumer } from '../orders/orders-consumer.js';
+import { attemptClock, currentAttempt } from './attempt.js';
+import type { ExternalLedger } from './external-ledger.js';
+import type { RunState } from './run-state.js';
+import { DEADLINE_MARGIN_MS, DEDUP_TTL_SECONDS, LEASE_MARGIN_MS } from './schedule.js';
+
+export type Invoke = (event: MskEvent, context: LambdaContext) => Promise<unknown>;
+
+function settings(state: RunState): Partial<HandlerSettings> {
+  return {
+    inboxTableName: state.target.inboxTableName,
+    consumerName: state.workload.consumer,
+    dedupTtlSeconds: DEDUP_TTL_SECONDS,
+    leaseMarginMs: LEASE_MARGIN_MS,
+    deadlineMarginMs: DEADLINE_MARGIN_MS,
+    partitionConcurrency: state.schedule.partitionConcurrency,
+    ...(state.schedule.ordering.by === 'key'
+      ? { ordering: 'key', keyConcurrency: state.schedule.ordering.keyConcurrency }
+      : {}),
+  };
+}
+
+/**
+ * A fresh execution environment: the handler chain built once per container, as a Lambda entry does; in
+ * side-effect mode with the external effect.
+ */
+export function newContainer(state: RunState): Invoke {
+  const consumer = ordersConsumer(state.target.appTableName);
+  const handler = createInboxConsumer({
+    ...consumer,
+    ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
+    settings: settings(state),
+    dynamoDb: state.client,
+    clock: attemptClock(state.time),
+    logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
+    metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
+    observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
+  });
+  if (state.mutation === 'ack-everything') {
+    return async (event, context) => {
+      await handler(event, context);
+      return { batchItemFailures: [] };
+    };
+  }
+  return (event, context) => handler(event, context);
+}
+
+/** Side-effect mode: claim → call the external service → complete, fenced by the lease. */
+function sideEffect(ledger: ExternalLedger, transactional: (input: InboxEffectInput<Order>) => EffectPlan) {
+  // Same validation and rejections as the sample service; only the effect moves outside DynamoDB.
+  return async (input: InboxEffectInput<Order>): Promise<EffectPlan> => {
+    const plan = transactional(input);
+    if (plan.kind !== 'transact') return plan;
+    const order = input.event;
+    const key = input.dedupKey;
+    return {
+      kind: 'call',
+      run: async () => {
+        const attempt = currentAttempt.getStore();
+        if (!attempt) throw new Error('effect outside an attempt');
+        attempt.assertAlive('effect start');
+        const n = attempt.occurrence('effect');
+        // Inside the effect from the start: holding the lease, a stalled attempt still counts as running it.
+        ledger.begin(key, attempt);
+        try {
+          if (attempt.stallPlan?.point === 'in-effect' && attempt.stallPlan.nth === n) {
+            await attempt.stallHere('in-effect');
+            attempt.assertAlive('after the stall');
+          }
+          const external = attempt.plan.external?.nth === n ? attempt.plan.external.kind : undefined;
+          if (external === 'error-before-apply') {
+            attempt.fault('external:error-before-apply');
+            throw new Error('payment service unavailable (503)');
+          }
+          const application = ledger.apply(key, order.amount, attempt);
+          if (external === 'timeout-after-apply') {
+            attempt.fault('external:timeout-after-apply');
+            application.timedOutAfterApply = true;
+            throw new Error('payment service timed out (it applied the charge)');
+          }
+          attempt.crashIf('after-effect', n);
+        } finally {
+          ledger.end(key, attempt);
+        }
+      },
+    };
+  };
+}
+
+/** Keeps the outcomes of the attempt in whose async context the handler ran, for the checks. */
+function observe(state: RunState, outcomes: readonly RecordOutcome[]): void {
+  const attempt = currentAttempt.getStore();
+  if (attempt) state.outcomes.set(attempt, outcomes);
+}

@@ -1,0 +1,244 @@
+/**
+ * The schedule's end state, once every partition is committed: each record's last acked outcome matches
+ * its content, quarantined records keep their rows, and each event's effect was applied exactly once
+ * (transactional) or never lost and never run twice outside the window (side-effect).
+ */
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { hashPayload } from '../../lambdas/core/decode-event.js';
+import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import type { OutcomeStatus, RecordOutcome } from '../../lambdas/core/outcome.js';
+import type { Attempt } from './attempt.js';
+import type { RunState } from './run-state.js';
+import type { MalformedVariant, RecordSpec } from './schedule.js';
+import type { WindowCause } from './schedule-result.js';
+import type { Workload } from './workload.js';
+
+export class FinalState {
+  readonly #state: RunState;
+  readonly #workload: Workload;
+
+  constructor(state: RunState) {
+    this.#state = state;
+    this.#workload = state.workload;
+  }
+
+  /** Every record ends as its content says; then exactly once (transactional) or the side-effect rules. */
+  async check(): Promise<void> {
+    // Every record ends processed, duplicate, skipped or quarantined, as its content says.
+    const quarantined: string[] = [];
+    for (const [coordinates, record] of this.#state.records) {
+      const outcome = this.#state.finalOutcomes.get(coordinates);
+      if (!outcome) {
+        this.#state.recorder.violate(
+          'every-record-ends-final',
+          `${coordinates} was committed without an acked outcome`,
+        );
+        continue;
+      }
+      const problem = this.#unexpectedOutcome(record.spec, outcome);
+      if (problem) this.#state.recorder.violate('outcome-matches-content', `${coordinates}: ${problem}`);
+      if (outcome.status === 'quarantined') quarantined.push(coordinates);
+    }
+    const inboxKeys = this.#state.schedule.events.map((_, i) =>
+      dedupRowKey(this.#workload.consumer, this.#workload.eventId(i)),
+    );
+    const quarantineKeys = quarantined.map((c) => quarantineRowKey(this.#workload.consumer, c));
+    const inbox = await this.#getMany(this.#state.target.inboxTableName, [...inboxKeys, ...quarantineKeys]);
+    for (const coordinates of quarantined) {
+      const row = inbox.get(quarantineRowKey(this.#workload.consumer, coordinates));
+      if (row?.status !== 'QUARANTINED') {
+        this.#state.recorder.violate(
+          'quarantine-row-kept',
+          `${coordinates} acked as quarantined without a QUARANTINED row`,
+        );
+      }
+    }
+    if (this.#state.schedule.mode === 'transactional') await this.#checkExactlyOnce(inbox);
+    else this.#checkSideEffects(inbox);
+  }
+
+  #unexpectedOutcome(spec: RecordSpec, outcome: RecordOutcome): string | undefined {
+    const got = `${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`;
+    if (spec.kind === 'order') {
+      if (outcome.status === 'processed' || outcome.status === 'duplicate') return undefined;
+      const conflicting = this.#workload.event(spec.event).conflictAmount !== undefined;
+      if (conflicting && outcome.status === 'quarantined' && outcome.reason === 'payload-conflict')
+        return undefined;
+      return `a valid order ended ${got}`;
+    }
+    const expected: Record<MalformedVariant, [OutcomeStatus, string]> = {
+      'not-json': ['quarantined', 'invalid-event'],
+      'no-event-id': ['quarantined', 'missing-event-id'],
+      'non-utf8-event-id': ['quarantined', 'invalid-event-id'],
+      'numeric-event-id': ['quarantined', 'invalid-event-id'],
+      'schema-invalid': ['quarantined', 'invalid-event'],
+      tombstone: ['quarantined', 'invalid-event'],
+      'other-type': ['skipped', 'other-event-type'],
+    };
+    const [status, reason] = expected[spec.variant];
+    return outcome.status === status && outcome.reason === reason
+      ? undefined
+      : `${spec.variant} ended ${got}, expected ${status} (${reason})`;
+  }
+
+  /** Transactional mode: each unique valid event's effect is applied exactly once, with its inbox row. */
+  async #checkExactlyOnce(inbox: Map<string, Record<string, unknown>>): Promise<void> {
+    const { events } = this.#state.schedule;
+    const orderKeys = events.map((_, i) => `order#${this.#workload.orderId(i)}`);
+    const accounts = [...new Set(events.map((e) => e.account))];
+    const app = await this.#getMany(this.#state.target.appTableName, [
+      ...orderKeys,
+      ...accounts.map((a) => `account#${this.#workload.accountId(a)}`),
+    ]);
+    const balances = new Map<number, number>();
+    events.forEach((event, i) => {
+      const total = (app.get(`order#${this.#workload.orderId(i)}`)?.total as number | undefined) ?? 0;
+      const row = inbox.get(dedupRowKey(this.#workload.consumer, this.#workload.eventId(i)));
+      const variants: ['original' | 'conflict', number][] = [['original', event.amount]];
+      if (event.conflictAmount !== undefined) variants.push(['conflict', event.conflictAmount]);
+      const applied = variants.find(([, amount]) => amount === total);
+      if (total === 0) {
+        this.#state.recorder.violate('nothing-lost', `${this.#workload.eventId(i)} was never applied`);
+      } else if (!applied) {
+        this.#state.recorder.violate(
+          'exactly-once',
+          `${this.#workload.eventId(i)}: order total ${total}, amounts ${variants.map(([, a]) => a)}`,
+        );
+      } else if (
+        row?.status !== 'COMPLETED' ||
+        row.payload_hash !== hashPayload(this.#workload.orderValue(i, applied[0]))
+      ) {
+        this.#state.recorder.violate(
+          'effect-with-its-inbox-row',
+          `${this.#workload.eventId(i)}: applied as ${applied[0]} but its inbox row is ${row?.status ?? 'absent'}`,
+        );
+      }
+      balances.set(event.account, (balances.get(event.account) ?? 0) - total);
+    });
+    for (const [account, expected] of balances) {
+      const balance =
+        (app.get(`account#${this.#workload.accountId(account)}`)?.balance as number | undefined) ?? 0;
+      if (balance !== expected) {
+        this.#state.recorder.violate(
+          'exactly-once',
+          `account ${account}: balance ${balance}, expected ${expected}`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Side-effect mode: never lost; never run by two live attempts at once within the skew bound; and an
+   * event runs again only after an application whose completion was never recorded (the window).
+   */
+  #checkSideEffects(inbox: Map<string, Record<string, unknown>>): void {
+    for (const run of this.#state.ledger.concurrentRuns) {
+      if (!this.#state.schedule.beyondBound) {
+        this.#state.recorder.violate(
+          'never-concurrent',
+          `${run.key}: ${run.attempts.join(' and ')} inside the effect at once (clocks ${run.skewGapMs} ms apart)`,
+        );
+      }
+    }
+    this.#state.schedule.events.forEach((event, i) => {
+      const key = this.#workload.eventId(i);
+      const applications = this.#state.ledger.applicationsOf(key);
+      const row = inbox.get(dedupRowKey(this.#workload.consumer, key));
+      if (applications.length === 0) {
+        this.#state.recorder.violate('nothing-lost', `${key} was never applied`);
+        return;
+      }
+      if (row?.status !== 'COMPLETED') {
+        this.#state.recorder.violate(
+          'nothing-lost',
+          `${key} applied but its inbox row is ${row?.status ?? 'absent'}`,
+        );
+      }
+      const last = applications.at(-1);
+      const amounts = [event.amount, event.conflictAmount].filter((a) => a !== undefined);
+      if (last && !amounts.includes(last.amount)) {
+        this.#state.recorder.violate('effect-with-its-inbox-row', `${key}: applied amount ${last.amount}`);
+      } else if (last && row) {
+        const variant = last.amount === event.amount ? 'original' : 'conflict';
+        if (row.payload_hash !== hashPayload(this.#workload.orderValue(i, variant))) {
+          this.#state.recorder.violate(
+            'effect-with-its-inbox-row',
+            `${key}: the row's payload is not the last applied one`,
+          );
+        }
+      }
+      // Beyond the skew bound a takeover while the holder still runs is possible: counted, not asserted.
+      if (this.#state.schedule.beyondBound) return;
+      for (const application of applications.slice(0, -1)) {
+        const cause = this.windowCause(application.attempt, key, application.timedOutAfterApply);
+        if (cause) continue;
+        this.#state.recorder.violate(
+          'at-most-once-outside-the-window',
+          `${key}: applied again after ${application.attempt.id} applied and recorded its completion`,
+        );
+      }
+    });
+  }
+
+  /** Why an application was not closed by a completion, or undefined when it was. */
+  windowCause(attempt: Attempt, key: string, timedOutAfterApply: boolean): WindowCause | undefined {
+    const pk = dedupRowKey(this.#workload.consumer, key);
+    const completed = this.#state.journal.applied(
+      (e) => e.attempt === attempt && e.request.operation === 'complete' && e.request.pk === pk,
+    );
+    if (completed.length > 0) {
+      // A completion fenced on a lease taken over does nothing; the journal only records applied writes.
+      return undefined;
+    }
+    if (timedOutAfterApply) return 'external-timeout-after-apply';
+    const lost = this.#state.outcomes.get(attempt)?.some((o) => o.dedupKey === key && o.leaseLost);
+    if (lost) return 'lease-lost';
+    if (attempt.deathPoint === 'after-effect') return 'crash-after-effect';
+    if (attempt.deathPoint === 'after-write') return 'crash-at-random-write';
+    if (attempt.deathPoint?.startsWith('timed out')) return 'timed-out';
+    if (attempt.dead) return 'crash-elsewhere';
+    return 'completion-write-failed';
+  }
+
+  /** Walks each key's applied writes: a claim or commit over a row another holder still had IN_PROGRESS. */
+  leaseTakeovers(): number {
+    const holders = new Map<string, Attempt | 'seeded'>();
+    for (const row of this.#state.schedule.seededRows) {
+      if (row.kind === 'live-lease' || row.kind === 'expired-in-progress') {
+        holders.set(dedupRowKey(this.#workload.consumer, this.#workload.eventId(row.event)), 'seeded');
+      }
+    }
+    let takeovers = 0;
+    for (const { attempt, request } of this.#state.journal.applied(() => true)) {
+      if (request.pk === undefined) continue;
+      const holder = holders.get(request.pk);
+      if (request.operation === 'claim' || request.operation === 'commit') {
+        if (holder !== undefined && holder !== attempt) takeovers++;
+        if (request.operation === 'claim') holders.set(request.pk, attempt);
+        else holders.delete(request.pk);
+      } else if (
+        (request.operation === 'complete' || request.operation === 'release') &&
+        holder === attempt
+      ) {
+        holders.delete(request.pk);
+      }
+    }
+    return takeovers;
+  }
+
+  async #getMany(tableName: string, pks: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+    const found = new Map<string, Record<string, unknown>>();
+    const unique = [...new Set(pks)];
+    for (let i = 0; i < unique.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((pk) => ({ pk }));
+      while (keys && keys.length > 0) {
+        const page = await this.#state.documentClient.send(
+          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of page.Responses?.[tableName] ?? []) found.set(item.pk as string, item);
+        keys = page.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
+      }
+    }
+    return found;
+  }
+}

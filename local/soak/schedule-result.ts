@@ -1,0 +1,114 @@
+/** What one schedule run reports: its violations, the faults that fired and its figures. */
+import type { OutcomeStatus } from '../../lambdas/core/outcome.js';
+import type { FinalState } from './final-state.js';
+import type { RunState } from './run-state.js';
+import type { Schedule } from './schedule.js';
+
+export interface SoakTarget {
+  readonly endpoint: string;
+  readonly inboxTableName: string;
+  readonly appTableName: string;
+}
+
+export interface Violation {
+  readonly seed: number;
+  readonly invariant: string;
+  readonly detail: string;
+}
+
+/** Why a side-effect was applied and not recorded as completed: each such application runs again. */
+export type WindowCause =
+  /** The planned crash right after the external call. */
+  | 'crash-after-effect'
+  /** A crash at a random write (another partition's, running meanwhile) between effect and completion. */
+  | 'crash-at-random-write'
+  /** Any other crash between effect and completion. */
+  | 'crash-elsewhere'
+  /** Lambda ended the invocation at its deadline between effect and completion. */
+  | 'timed-out'
+  /** The completion write failed (throttling or an outage outlasting the SDK's retries). */
+  | 'completion-write-failed'
+  /** The external service applied the call but answered with a timeout: the engine released the claim. */
+  | 'external-timeout-after-apply'
+  /** Another attempt took the lease over (only beyond the skew bound). */
+  | 'lease-lost';
+
+export interface ScheduleFigures {
+  readonly events: number;
+  readonly records: number;
+  readonly producerDuplicates: number;
+  readonly payloadConflicts: number;
+  readonly malformedRecords: number;
+  readonly seededRows: number;
+  readonly invocations: number;
+  readonly deliveredRecords: number;
+  readonly settleRounds: number;
+  readonly finalOutcomes: Partial<Record<OutcomeStatus, number>>;
+  /** Side-effect mode: calls the external service applied. */
+  readonly effectApplications: number;
+  /** Side-effect mode: applications beyond the first per event (the window's cost). */
+  readonly extraApplications: number;
+  readonly windowHits: Partial<Record<WindowCause, number>>;
+  /** Side-effect mode: two live attempts inside the effect for one key (only beyond the skew bound). */
+  readonly concurrentRuns: number;
+  /** Claims (or commits) that took a key over from another holder's lease once it ran out. */
+  readonly leaseTakeovers: number;
+}
+
+export interface ScheduleResult {
+  readonly seed: number;
+  readonly mode: Schedule['mode'];
+  readonly beyondBound: boolean;
+  readonly violations: Violation[];
+  /** Faults that fired, by kind. */
+  readonly faults: Record<string, number>;
+  readonly figures: ScheduleFigures;
+  readonly trace: string[];
+}
+
+export function scheduleResult(state: RunState, finalState: FinalState): ScheduleResult {
+  const { schedule, workload, recorder } = state;
+  const finalOutcomes: Partial<Record<OutcomeStatus, number>> = {};
+  for (const outcome of state.finalOutcomes.values()) {
+    finalOutcomes[outcome.status] = (finalOutcomes[outcome.status] ?? 0) + 1;
+  }
+  const windowHits: Partial<Record<WindowCause, number>> = {};
+  let extraApplications = 0;
+  if (schedule.mode === 'side-effect') {
+    schedule.events.forEach((_, i) => {
+      const key = workload.eventId(i);
+      const applications = state.ledger.applicationsOf(key);
+      extraApplications += Math.max(0, applications.length - 1);
+      for (const application of applications.slice(0, -1)) {
+        const cause = finalState.windowCause(application.attempt, key, application.timedOutAfterApply);
+        if (cause) windowHits[cause] = (windowHits[cause] ?? 0) + 1;
+      }
+    });
+  }
+  const orders = schedule.records.filter((r) => r.kind === 'order');
+  return {
+    seed: schedule.seed,
+    mode: schedule.mode,
+    beyondBound: schedule.beyondBound,
+    violations: recorder.violations,
+    faults: recorder.faults,
+    figures: {
+      events: schedule.events.length,
+      records: schedule.records.length,
+      producerDuplicates: orders.length - schedule.events.length,
+      payloadConflicts: orders.filter((r) => r.variant === 'conflict').length,
+      malformedRecords: schedule.records.length - orders.length,
+      seededRows: schedule.seededRows.length,
+      invocations: state.counters.invocations,
+      deliveredRecords: state.counters.deliveredRecords,
+      settleRounds: state.counters.settleRounds,
+      finalOutcomes,
+      effectApplications: state.ledger.applications.length,
+      extraApplications,
+      windowHits,
+      concurrentRuns: state.ledger.concurrentRuns.length,
+      leaseTakeovers: finalState.leaseTakeovers(),
+    },
+    trace: recorder.traceLines,
+  };
+}
