@@ -5,11 +5,10 @@
  * wrong answer must never reach the table.
  */
 
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Context } from 'aws-lambda';
-import { systemClock } from '../../lambdas/core/clock.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
-import { lambdaContext } from '../../test/support/clocks.js';
+import { createLambdaContext, untilDeadline } from '../../local/esm/lambda-function.js';
 import type { Contender } from '../contenders/contender.js';
 import type { ScenarioName, Sequence } from '../scenarios.js';
 import { RequestCounter, type RequestTally } from './request-counter.js';
@@ -59,7 +58,10 @@ export async function runSequence(
     const measurements: DeliveryMeasurement[] = [];
     for (const delivery of sequence.deliveries) {
       counter.reset();
-      const context = lambdaContext(systemClock, INVOCATION_MS) as unknown as Context;
+      const context = createLambdaContext(
+        { functionName: contender.name },
+        { requestId: randomUUID(), remainingMs: untilDeadline(Date.now() + INVOCATION_MS) },
+      );
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
       const response = await container.invoke(delivery.event, context);

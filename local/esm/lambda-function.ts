@@ -3,21 +3,14 @@
  * it: `InProcessFunction` (a handler function in this process, for tests) and the worker-thread runtime
  * in local/lambda-runtime/ (the deployed bundle in its own execution environment, which can really crash).
  */
+import type { Context } from 'aws-lambda';
 import type { MskEvent } from './msk-event.js';
 
-/** The part of Lambda's Node.js context object handlers and Powertools read. https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html */
-export interface LambdaContext {
-  readonly functionName: string;
-  readonly functionVersion: string;
-  readonly invokedFunctionArn: string;
-  /** A string, as the Node.js runtime passes it. */
-  readonly memoryLimitInMB: string;
-  readonly awsRequestId: string;
-  readonly logGroupName: string;
-  readonly logStreamName: string;
-  callbackWaitsForEmptyEventLoop: boolean;
-  getRemainingTimeInMillis(): number;
-}
+/**
+ * Lambda's Node.js context object (https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html), as
+ * `aws-lambda` types it, so handlers take it without a cast.
+ */
+export type LambdaContext = Context;
 
 export interface InvocationRequest {
   readonly event: MskEvent;
@@ -62,21 +55,42 @@ export function functionArn(identity: FunctionIdentity): string {
   return `arn:aws:lambda:${identity.region ?? 'us-east-1'}:${identity.accountId ?? '123456789012'}:function:${identity.functionName}`;
 }
 
+/** One invocation, as the context object describes it. */
+export interface InvocationIdentity {
+  readonly requestId: string;
+  /** What `getRemainingTimeInMillis` answers: real time (untilDeadline) or a test's or the soak's clock. */
+  readonly remainingMs: () => number;
+}
+
+/**
+ * The one builder of Lambda's context object, for every runtime here: the in-process function, the
+ * worker-thread runtime, the soak, the bench and the tests.
+ */
 export function createLambdaContext(
   identity: FunctionIdentity,
-  invocation: { readonly requestId: string; readonly deadlineMs: number },
+  invocation: InvocationIdentity,
 ): LambdaContext {
+  const { requestId } = invocation;
   return {
     functionName: identity.functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: functionArn(identity),
     memoryLimitInMB: String(identity.memoryLimitInMB ?? 1024),
-    awsRequestId: invocation.requestId,
+    awsRequestId: requestId,
     logGroupName: `/aws/lambda/${identity.functionName}`,
-    logStreamName: `local/[$LATEST]${invocation.requestId.replaceAll('-', '')}`,
+    logStreamName: `local/[$LATEST]${requestId.replaceAll('-', '')}`,
     callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, invocation.deadlineMs - Date.now()),
+    getRemainingTimeInMillis: invocation.remainingMs,
+    // The legacy callbacks are not used with async handlers; present so the object is a whole Context.
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
+}
+
+/** Remaining time on the wall clock until a deadline (epoch ms), never negative. */
+export function untilDeadline(deadlineMs: number): () => number {
+  return () => Math.max(0, deadlineMs - Date.now());
 }
 
 /**
@@ -97,7 +111,10 @@ export class InProcessFunction implements LambdaFunction {
   }
 
   async invoke(request: InvocationRequest): Promise<InvocationOutcome> {
-    const context = createLambdaContext(this.#identity, request);
+    const context = createLambdaContext(this.#identity, {
+      requestId: request.requestId,
+      remainingMs: untilDeadline(request.deadlineMs),
+    });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<InvocationOutcome>((resolve) => {
       timer = setTimeout(() => resolve({ kind: 'timed-out' }), Math.max(0, request.deadlineMs - Date.now()));

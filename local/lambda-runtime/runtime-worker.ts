@@ -5,13 +5,12 @@
  */
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import { createLambdaContext, type FunctionIdentity, untilDeadline } from '../esm/lambda-function.js';
 
 export interface RuntimeWorkerData {
   readonly handlerPath: string;
   readonly handlerExport: string;
-  readonly functionName: string;
-  readonly functionArn: string;
-  readonly memoryLimitInMB: number;
+  readonly identity: FunctionIdentity;
 }
 
 export type RuntimeRequest = {
@@ -52,18 +51,10 @@ try {
 }
 
 async function invoke(handler: Handler, request: RuntimeRequest): Promise<void> {
-  // https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
-  const context = {
-    functionName: data.functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: data.functionArn,
-    memoryLimitInMB: String(data.memoryLimitInMB),
-    awsRequestId: request.requestId,
-    logGroupName: `/aws/lambda/${data.functionName}`,
-    logStreamName: `local/[$LATEST]${request.requestId.replaceAll('-', '')}`,
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, request.deadlineMs - Date.now()),
-  };
+  const context = createLambdaContext(data.identity, {
+    requestId: request.requestId,
+    remainingMs: untilDeadline(request.deadlineMs),
+  });
   try {
     const response = await handler(request.event, context);
     // Lambda serialises the response as JSON; undefined becomes null.

@@ -11,7 +11,6 @@ import type {
   InvocationRequest,
   LambdaFunction,
 } from '../esm/lambda-function.js';
-import { functionArn } from '../esm/lambda-function.js';
 import { DynamoDbWriteGate } from './dynamodb-write-gate.js';
 import type { RuntimeReply, RuntimeRequest, RuntimeWorkerData } from './runtime-worker.js';
 
@@ -120,9 +119,12 @@ class ExecutionEnvironment {
     const workerData: RuntimeWorkerData = {
       handlerPath: options.handlerPath,
       handlerExport: options.handlerExport ?? 'handler',
-      functionName: options.functionName,
-      functionArn: functionArn(options),
-      memoryLimitInMB: options.memoryLimitInMB ?? 1024,
+      identity: {
+        functionName: options.functionName,
+        ...(options.memoryLimitInMB !== undefined ? { memoryLimitInMB: options.memoryLimitInMB } : {}),
+        ...(options.region !== undefined ? { region: options.region } : {}),
+        ...(options.accountId !== undefined ? { accountId: options.accountId } : {}),
+      },
     };
     const worker = new Worker(options.runtimePath, {
       workerData,

@@ -5,11 +5,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import type { Context } from 'aws-lambda';
 import { quarantineRowKey } from '../../lambdas/core/inbox-item.js';
 import { createInboxConsumer } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
+import { createLambdaContext } from '../esm/lambda-function.js';
 import { ordersConsumer } from '../orders/orders-consumer.js';
 import type { ConsumerUnderTest } from './poison-promise.js';
 
@@ -36,11 +36,10 @@ export function orderConsumerUnderTest(tables: PoisonTables, consumerName: strin
   let request = 0;
   const context = () => {
     request += 1;
-    return {
-      functionName: consumerName,
-      awsRequestId: `poison-${request}`,
-      getRemainingTimeInMillis: () => 60_000,
-    } as unknown as Context;
+    return createLambdaContext(
+      { functionName: consumerName },
+      { requestId: `poison-${request}`, remainingMs: () => 60_000 },
+    );
   };
   return {
     async invoke(event) {

@@ -88,7 +88,7 @@ function localEnv(consumerName: string): Record<string, string> {
   };
 }
 
-const context = () => lambdaContext(new ManualClock(), 60_000) as unknown as Context;
+const context = () => lambdaContext(new ManualClock(), 60_000);
 
 beforeAll(async () => {
   tables = await createTestTables();

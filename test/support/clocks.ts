@@ -1,5 +1,5 @@
 import type { Clock } from '../../lambdas/core/clock.js';
-import type { InvocationClock } from '../../lambdas/core/kafka-event.js';
+import { createLambdaContext, type LambdaContext } from '../../local/esm/lambda-function.js';
 
 /** A clock tests move by hand: no fake timers. */
 export class ManualClock implements Clock {
@@ -16,17 +16,10 @@ export class ManualClock implements Clock {
 }
 
 /** A Lambda context whose deadline is `remainingMs` after the given clock's current time. */
-export function lambdaContext(clock: Clock, remainingMs = 60_000): InvocationClock & Record<string, unknown> {
+export function lambdaContext(clock: Clock, remainingMs = 60_000): LambdaContext {
   const deadline = clock.nowMs() + remainingMs;
-  return {
-    functionName: 'order-consumer',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:order-consumer',
-    memoryLimitInMB: '1024',
-    awsRequestId: 'test-request',
-    logGroupName: '/aws/lambda/order-consumer',
-    logStreamName: 'test',
-    callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => deadline - clock.nowMs(),
-  };
+  return createLambdaContext(
+    { functionName: 'order-consumer' },
+    { requestId: 'test-request', remainingMs: () => deadline - clock.nowMs() },
+  );
 }

@@ -2,7 +2,6 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Context } from 'aws-lambda';
 import type { BatchSummary } from '../../lambdas/core/batch-summary.js';
 import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import type { InboxConsumerOptions } from '../../lambdas/core/index.js';
@@ -69,7 +68,7 @@ export function orderConsumer<S extends StandardSchemaV1 | undefined = typeof Or
     clock,
     metrics,
     invoke: (event, remainingMs = 60_000) =>
-      handler(event, lambdaContext(clock, remainingMs) as unknown as Context) as Promise<KafkaBatchResponse>,
+      handler(event, lambdaContext(clock, remainingMs)) as Promise<KafkaBatchResponse>,
     lastOutcomes: () => outcomes,
     lastSummary: () => summary,
   };

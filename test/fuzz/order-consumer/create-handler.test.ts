@@ -6,7 +6,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
@@ -74,8 +73,7 @@ function fixture(refuse: (pk: string) => boolean = () => false): Fixture {
   return {
     consumer,
     writes,
-    invoke: (event) =>
-      handler(event, lambdaContext(clock) as unknown as Context) as Promise<KafkaBatchResponse>,
+    invoke: (event) => handler(event, lambdaContext(clock)) as Promise<KafkaBatchResponse>,
     outcomes: () => observed,
   };
 }

@@ -4,7 +4,6 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -44,7 +43,7 @@ function consumer<S extends StandardSchemaV1 | undefined>(
     },
   });
   return {
-    invoke: (event: unknown) => handler(event, lambdaContext(clock, 60_000) as unknown as Context),
+    invoke: (event: unknown) => handler(event, lambdaContext(clock, 60_000)),
     outcomes: () => outcomes.map((o) => `${o.offset} ${o.status}${o.reason ? ` ${o.reason}` : ''}`),
     details: () => outcomes.map((o) => o.detail),
   };

@@ -111,7 +111,7 @@ describe('the Lambda credential chain', () => {
 
     const response = await handler(
       kafkaEvent([orderRecord(1, { eventId: 'aliased-1', accountId: 'aliased' })]),
-      lambdaContext(new ManualClock(Date.now())) as unknown as Context,
+      lambdaContext(new ManualClock(Date.now())),
     );
 
     expect(response).toEqual({ batchItemFailures: [] });

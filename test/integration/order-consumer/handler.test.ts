@@ -1,4 +1,3 @@
-import type { Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
@@ -133,7 +132,7 @@ describe('the Lambda entry module', () => {
 
     const response = await handler(
       kafkaEvent([orderRecord(1, { eventId: 'entry-1', accountId: 'entry-acct' })]),
-      lambdaContext(new ManualClock(Date.now())) as unknown as Context,
+      lambdaContext(new ManualClock(Date.now())),
     );
 
     expect(response).toEqual({ batchItemFailures: [] });
