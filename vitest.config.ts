@@ -1,16 +1,46 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    env: {
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      // Tests read outcomes through the telemetry port; the EMF test turns metrics back on.
-      POWERTOOLS_METRICS_DISABLED: 'true',
+/**
+ * The globalSetup of the projects whose tests talk to DynamoDB Local (through test/support/dynamodb.ts or
+ * test/support/sdk-faults.ts, or by `inject('dynamoDbEndpoint')`). It starts one JVM for the whole run, shared
+ * by all of them; a run of the other projects alone starts no Java process.
+ */
+export const DYNAMODB_LOCAL_SETUP = 'test/support/dynamodb-local-setup.ts';
+
+/** Prints, once, why the Kafka broker tests (test/e2e/kafka) are skipped where kcat is missing. */
+const BROKER_SETUP = 'test/support/broker-setup.ts';
+
+/** One project per test kind, each the folder of test/ with its name: `npx vitest run --project unit`. */
+function project(name: string, globalSetup: string[] = []): TestProjectInlineConfiguration {
+  return {
+    test: {
+      name,
+      include: [`test/${name}/**/*.test.ts`],
+      globalSetup,
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      env: {
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        // Tests read outcomes through the telemetry port; the EMF test turns metrics back on.
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      },
     },
-  },
-});
+  };
+}
+
+export const projects: TestProjectInlineConfiguration[] = [
+  // pure, no I/O
+  project('unit'),
+  // CDK synth and cdk-nag
+  project('infra'),
+  project('integration', [DYNAMODB_LOCAL_SETUP]),
+  // fault schedules, hostile batches
+  project('property', [DYNAMODB_LOCAL_SETUP]),
+  // malformed events; the handler fuzz writes to DynamoDB Local
+  project('fuzz', [DYNAMODB_LOCAL_SETUP]),
+  // the emulator, the Kafka broker, the local tools' processes
+  project('e2e', [DYNAMODB_LOCAL_SETUP, BROKER_SETUP]),
+];
+
+export default defineConfig({ test: { projects } });

@@ -1,6 +1,6 @@
 /**
  * Tests that need the local Kafka broker (librdkafka's mock cluster, hosted by kcat) run wherever kcat is
- * installed. Elsewhere they are skipped, and the run says why in one line (test/support/global-setup.ts),
+ * installed. Elsewhere they are skipped, and the run says why in one line (test/support/broker-setup.ts),
  * unless REQUIRE_BROKER_VARIABLE is set, as .ci/run does: then they run and fail, so CI never skips them.
  */
 import { isKcatInstalled } from '../../local/kafka/broker.js';
