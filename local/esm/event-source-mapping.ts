@@ -9,19 +9,13 @@
  * up to the record to redeliver and sought back to it; the next batch is polled from there.
  */
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Batch, collectBatch, firstOf, lastOf, toBatch } from './batch-collector.js';
 import { checkpoints, interpretResponse } from './batch-response.js';
 import { type EsmSettings, type ResolvedEsmSettings, resolveEsmSettings } from './esm-settings.js';
 import { type FaultPlan, NO_FAULTS } from './fault-plan.js';
 import { functionArn, type InvocationOutcome, type LambdaFunction } from './lambda-function.js';
-import {
-  buildMskEvent,
-  envelopeBytes,
-  MAX_INVOCATION_PAYLOAD_BYTES,
-  type MskEvent,
-  type MskEventEnvelope,
-  mskEventRecordBytes,
-  partitionEntryBytes,
-} from './msk-event.js';
+import { buildMskEvent, type MskEvent, type MskEventEnvelope } from './msk-event.js';
 import {
   buildOnFailureRecord,
   type FailureCondition,
@@ -81,15 +75,6 @@ interface RetryState {
   readonly offset: number;
   /** Failed invocations that had to redeliver from `offset`. */
   failedAttempts: number;
-}
-
-interface Batch {
-  readonly records: SourceRecord[];
-  /** Per partition key, that partition's records in offset order. */
-  readonly partitions: Map<
-    string,
-    { readonly topicPartition: TopicPartition; readonly records: SourceRecord[] }
-  >;
 }
 
 export class EventSourceMapping {
@@ -194,7 +179,15 @@ export class EventSourceMapping {
     while (this.#running) {
       const owned = this.#ownedPartitions(index);
       const batch =
-        owned.length === 0 ? undefined : await this.#collectBatch(rotate(owned, rotation), bisectLimit);
+        owned.length === 0
+          ? undefined
+          : await collectBatch(this.#source, rotate(owned, rotation), {
+              maxRecords: bisectLimit ?? this.settings.batchSize,
+              batchingWindowMs: this.settings.batchingWindowMs,
+              envelope: this.#envelope,
+              running: () => this.#running,
+              discardOversized: (record) => this.#giveUp([record], 'MaximumPayloadSizeExceeded', false),
+            });
       if (!batch) {
         await sleep(Math.min(50, Math.max(5, this.settings.batchingWindowMs)));
         continue;
@@ -218,46 +211,6 @@ export class EventSourceMapping {
       (a, b) => a.topic.localeCompare(b.topic) || a.partition - b.partition,
     );
     return sorted.filter((_, position) => position % this.settings.pollers === index);
-  }
-
-  /**
-   * Polls until the batch is full (BatchSize), would pass 6 MB, or the batching window ends.
-   * https://docs.aws.amazon.com/lambda/latest/dg/msk-esm-parameters.html (BatchSize, MaximumBatchingWindowInSeconds)
-   */
-  async #collectBatch(partitions: TopicPartition[], limit: number | undefined): Promise<Batch | undefined> {
-    const maxRecords = limit ?? this.settings.batchSize;
-    const records: SourceRecord[] = [];
-    const keys = new Set<string>();
-    let bytes = envelopeBytes(this.#envelope);
-    const windowEnds = Date.now() + this.settings.batchingWindowMs;
-    for (;;) {
-      let full = false;
-      for (const tp of partitions) {
-        if (full || records.length >= maxRecords) break;
-        const polled = await this.#source.poll(tp, { maxRecords: maxRecords - records.length });
-        for (const record of polled) {
-          const key = topicPartitionKey(record);
-          const size = mskEventRecordBytes(record) + (keys.has(key) ? 0 : partitionEntryBytes(key));
-          if (bytes + size > MAX_INVOCATION_PAYLOAD_BYTES) {
-            if (records.length === 0) {
-              // Too large to invoke even alone.
-              await this.#discardOversized(record);
-              continue;
-            }
-            // Leave it (and what follows) for the next batch.
-            await this.#source.seek(tp, record.offset);
-            full = true;
-            break;
-          }
-          records.push(record);
-          keys.add(key);
-          bytes += size;
-        }
-      }
-      if (full || records.length >= maxRecords || Date.now() >= windowEnds || !this.#running) break;
-      await sleep(Math.min(20, Math.max(1, windowEnds - Date.now())));
-    }
-    return records.length === 0 ? undefined : toBatch(records);
   }
 
   /** Invokes the batch once and settles every partition in it; says how it ended. */
@@ -389,10 +342,6 @@ export class EventSourceMapping {
     return toBatch(live);
   }
 
-  async #discardOversized(record: SourceRecord): Promise<void> {
-    await this.#giveUp([record], 'MaximumPayloadSizeExceeded', false);
-  }
-
   /** Sends records to the on-failure destination (one S3 object) and commits past them. */
   async #giveUp(records: SourceRecord[], condition: FailureCondition, functionError: boolean): Promise<void> {
     const batch = toBatch(records);
@@ -428,38 +377,7 @@ export class EventSourceMapping {
   }
 }
 
-function toBatch(records: readonly SourceRecord[]): Batch {
-  const partitions: Batch['partitions'] = new Map();
-  for (const record of records) {
-    const key = topicPartitionKey(record);
-    let entry = partitions.get(key);
-    if (!entry) {
-      entry = { topicPartition: { topic: record.topic, partition: record.partition }, records: [] };
-      partitions.set(key, entry);
-    }
-    entry.records.push(record);
-  }
-  for (const entry of partitions.values()) entry.records.sort((a, b) => a.offset - b.offset);
-  return { records: [...partitions.values()].flatMap((entry) => entry.records), partitions };
-}
-
 function rotate<T>(items: readonly T[], by: number): T[] {
   const start = by % items.length;
   return [...items.slice(start), ...items.slice(0, start)];
-}
-
-function firstOf(records: readonly SourceRecord[]): SourceRecord {
-  const first = records[0];
-  if (!first) throw new Error('a partition entry without records');
-  return first;
-}
-
-function lastOf(records: readonly SourceRecord[]): SourceRecord {
-  const last = records.at(-1);
-  if (!last) throw new Error('a partition entry without records');
-  return last;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Batch, Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type {
   PartitionProgress,
@@ -267,10 +268,6 @@ const COMMIT_ATTEMPTS = 5;
 
 function isRetriable(error: unknown): boolean {
   return error instanceof Error && (error as Error & { retriable?: boolean }).retriable === true;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function wake(state: PartitionState): void {
