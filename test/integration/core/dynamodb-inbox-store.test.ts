@@ -8,6 +8,9 @@ import { dynamoDbStore, entry } from '../../support/inbox-store.js';
 import { CONSUMER } from '../../support/order-consumer.js';
 import { faultyClient } from '../../support/sdk-faults.js';
 
+// What every inbox store does (claim, complete, release, commit, expiry, quarantine) is checked on both
+// stores by the contract suite (test/support/inbox-store-contract.ts); these are DynamoDB's own: the row's
+// attributes, the requests sent, truncation to the item limit.
 describe('DynamoDbInboxStore against DynamoDB Local', () => {
   let tables: TestTables;
   let clock: ManualClock;
@@ -33,66 +36,6 @@ describe('DynamoDbInboxStore against DynamoDB Local', () => {
         payload_hash: 'hash-1',
       });
     });
-
-    it('reports in-flight when another attempt holds a live lease', async () => {
-      const store = dynamoDbStore(tables, clock);
-      await store.claim(entry('k1'), clock.nowMs() + 60_000);
-      clock.advance(59_000);
-
-      const second = await store.claim(entry('k1'), clock.nowMs() + 60_000);
-
-      expect(second).toMatchObject({ kind: 'in-flight', existing: { status: 'IN_PROGRESS' } });
-    });
-
-    it('takes over the key when the other attempt lease has expired', async () => {
-      const store = dynamoDbStore(tables, clock);
-      await store.claim(entry('k1'), clock.nowMs() + 60_000);
-      clock.advance(60_001);
-
-      const takeover = await store.claim(entry('k1'), clock.nowMs() + 60_000);
-
-      expect(takeover.kind).toBe('claimed');
-      expect((await row('k1'))?.lease_owner).toBe(
-        takeover.kind === 'claimed' ? takeover.lease.token : 'none',
-      );
-    });
-
-    it('lets a stale attempt neither complete nor release after a takeover', async () => {
-      const store = dynamoDbStore(tables, clock);
-      const stale = await store.claim(entry('k1'), clock.nowMs() + 1_000);
-      clock.advance(1_001);
-      const fresh = await store.claim(entry('k1'), clock.nowMs() + 60_000);
-      if (stale.kind !== 'claimed' || fresh.kind !== 'claimed') throw new Error('both claims should succeed');
-
-      expect(await store.complete(stale.lease)).toBe('lease-lost');
-      expect(await store.release(stale.lease)).toBe('lease-lost');
-      expect(await row('k1')).toMatchObject({ status: 'IN_PROGRESS', lease_owner: fresh.lease.token });
-
-      expect(await store.complete(fresh.lease)).toBe('completed');
-      const completed = await row('k1');
-      expect(completed).toMatchObject({ status: 'COMPLETED' });
-      expect(completed).not.toHaveProperty('lease_owner');
-    });
-
-    it('deletes the row when the lease holder releases it, so a redelivery can claim again', async () => {
-      const store = dynamoDbStore(tables, clock);
-      const claim = await store.claim(entry('k1'), clock.nowMs() + 60_000);
-      if (claim.kind !== 'claimed') throw new Error('claim should succeed');
-
-      expect(await store.release(claim.lease)).toBe('released');
-      expect(await row('k1')).toBeUndefined();
-      expect((await store.claim(entry('k1'), clock.nowMs() + 60_000)).kind).toBe('claimed');
-    });
-
-    it('tells a duplicate from a conflict after completion by the payload hash', async () => {
-      const store = dynamoDbStore(tables, clock);
-      const claim = await store.claim(entry('k1', 'hash-1'), clock.nowMs() + 60_000);
-      if (claim.kind !== 'claimed') throw new Error('claim should succeed');
-      await store.complete(claim.lease);
-
-      expect((await store.claim(entry('k1', 'hash-1'), clock.nowMs() + 60_000)).kind).toBe('duplicate');
-      expect((await store.claim(entry('k1', 'hash-2'), clock.nowMs() + 60_000)).kind).toBe('conflict');
-    });
   });
 
   describe('transactional mode', () => {
@@ -104,33 +47,6 @@ describe('DynamoDbInboxStore against DynamoDB Local', () => {
         ExpressionAttributeNames: { '#n': 'n' },
         ExpressionAttributeValues: { ':one': 1 },
       },
-    });
-
-    it('reports in-flight when a side-effect attempt holds a live lease on the key', async () => {
-      const store = dynamoDbStore(tables, clock);
-      await store.claim(entry('k1'), clock.nowMs() + 60_000);
-
-      const result = await store.commit(entry('k1'), [effectWrite(tables.appTableName, 'counter')]);
-
-      expect(result.kind).toBe('in-flight');
-      expect(await tables.get(tables.appTableName, 'counter')).toBeUndefined();
-    });
-
-    it('reports a business rejection, and writes nothing, when an effect condition fails', async () => {
-      const store = dynamoDbStore(tables, clock);
-      const guarded = {
-        ConditionCheck: {
-          TableName: tables.appTableName,
-          Key: { pk: 'account#closed' },
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      };
-
-      const result = await store.commit(entry('k1'), [effectWrite(tables.appTableName, 'counter'), guarded]);
-
-      expect(result).toMatchObject({ kind: 'business-rejected', writeIndex: 1 });
-      expect(await row('k1')).toBeUndefined();
-      expect(await tables.get(tables.appTableName, 'counter')).toBeUndefined();
     });
 
     it('sends one TransactWriteItems with a fresh idempotency token per commit, so an SDK retry is not applied twice', async () => {
