@@ -9,6 +9,7 @@ import type { EffectWrite, Lease } from './effect.js';
 import { INBOX_STATUS } from './inbox-item.js';
 import type {
   ClaimResult,
+  CommitMember,
   CommitResult,
   ExistingRow,
   InboxEntry,
@@ -49,6 +50,26 @@ export class CachingInboxStore implements InboxStore {
       this.#cache.remember(entry.dedupKey, completedKey(entry, expiresAtSeconds));
     if (result.kind === 'duplicate') this.#rememberExisting(entry.dedupKey, result.existing);
     return result;
+  }
+
+  async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+    const results: (CommitResult | undefined)[] = members.map((member) =>
+      this.#cachedDuplicate(member.entry),
+    );
+    const asked = members.filter((_, index) => results[index] === undefined);
+    if (asked.length === 0) return results as CommitResult[];
+    const expiresAtSeconds = this.#earliestExpiry();
+    const answers = await this.#store.commitGroup(asked);
+    let next = 0;
+    return results.map((cached, index) => {
+      if (cached) return cached;
+      const member = members[index] as CommitMember;
+      const result = answers[next++] as CommitResult;
+      if (result.kind === 'committed')
+        this.#cache.remember(member.entry.dedupKey, completedKey(member.entry, expiresAtSeconds));
+      if (result.kind === 'duplicate') this.#rememberExisting(member.entry.dedupKey, result.existing);
+      return result;
+    });
   }
 
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {

@@ -16,6 +16,8 @@ export interface InboxConfig {
   readonly ordering: PartitionOrdering;
   /** Completed keys remembered per container, so a redelivered duplicate costs no request; 0 turns it off. */
   readonly completedKeyCacheSize: number;
+  /** Transactional mode: records committed together in one TransactWriteItems at most; 1 turns grouping off. */
+  readonly transactGroupMaxRecords: number;
 }
 
 /**
@@ -79,5 +81,6 @@ export function inboxConfigFrom(settings: HandlerSettings): InboxConfig {
           }
         : DEFAULT_ORDERING,
     completedKeyCacheSize: settings.completedKeyCacheSize,
+    transactGroupMaxRecords: settings.transactGroupMaxRecords,
   };
 }

@@ -16,6 +16,7 @@ import { InboxStoreError } from './errors.js';
 import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS, type InboxStatus } from './inbox-item.js';
 import {
   type ClaimResult,
+  type CommitMember,
   type CommitResult,
   classifyExistingRow,
   type ExistingRow,
@@ -68,12 +69,7 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 
   async commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult> {
-    const nowMs = this.#clock.nowMs();
-    const inboxPut = {
-      TableName: this.#tableName,
-      Item: { ...this.#baseRow(entry, nowMs), [A.status]: INBOX_STATUS.completed, [A.completedAt]: nowMs },
-      ...this.#claimCondition(nowMs),
-    };
+    const inboxPut = this.#completedPut(entry, this.#clock.nowMs());
     try {
       if (writes.length === 0) {
         // Nothing to make atomic: a conditional put costs half a transaction.
@@ -96,6 +92,54 @@ export class DynamoDbInboxStore implements InboxStore {
       if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: messageOf(error) };
       throw storeError('commit', error);
     }
+  }
+
+  /**
+   * One TransactWriteItems for the whole group. When DynamoDB cancels it, the reasons (in action order, the
+   * failed inbox condition with the row it found) settle the members they name, as `commit` would; the
+   * rest, blameless, go again in one more request. A conflict or throttling answers every open member as
+   * transient; a refusal of the request (validation) commits the open members one by one, so each gets its
+   * own answer.
+   */
+  async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+    const results: (CommitResult | undefined)[] = members.map(() => undefined);
+    let open = members.map((_, index) => index);
+    while (open.length > 1) {
+      const nowMs = this.#clock.nowMs();
+      /** Per action: its member and its write index (-1: the inbox row). */
+      const owners: [member: number, write: number][] = [];
+      const actions: unknown[] = [];
+      for (const index of open) {
+        const member = members[index] as CommitMember;
+        actions.push({ Put: this.#completedPut(member.entry, nowMs) });
+        owners.push([index, -1]);
+        member.writes.forEach((write, writeIndex) => {
+          actions.push(write);
+          owners.push([index, writeIndex]);
+        });
+      }
+      try {
+        await this.#client.send(
+          new TransactWriteCommand({ TransactItems: actions as never, ClientRequestToken: randomUUID() }),
+        );
+        for (const index of open) results[index] = { kind: 'committed' };
+        return results as CommitResult[];
+      } catch (error) {
+        const settled = groupCancellation(error, owners, members);
+        if (settled === 'one-by-one') break;
+        if (settled.kind === 'transient') {
+          for (const index of open) results[index] = settled;
+          return results as CommitResult[];
+        }
+        for (const [index, result] of settled.results) results[index] = result;
+        open = open.filter((index) => results[index] === undefined);
+      }
+    }
+    for (const index of open) {
+      const member = members[index] as CommitMember;
+      results[index] = await this.commit(member.entry, member.writes);
+    }
+    return results as CommitResult[];
   }
 
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {
@@ -225,6 +269,14 @@ export class DynamoDbInboxStore implements InboxStore {
     };
   }
 
+  #completedPut(entry: InboxEntry, nowMs: number) {
+    return {
+      TableName: this.#tableName,
+      Item: { ...this.#baseRow(entry, nowMs), [A.status]: INBOX_STATUS.completed, [A.completedAt]: nowMs },
+      ...this.#claimCondition(nowMs),
+    };
+  }
+
   #claimCondition(nowMs: number) {
     return {
       ConditionExpression: CLAIMABLE,
@@ -240,9 +292,57 @@ export class DynamoDbInboxStore implements InboxStore {
   }
 }
 
+type CancellationReason = { Code?: string; Message?: string; Item?: unknown };
+
+/**
+ * What a cancelled group's reasons settle: per member named by a failed condition, its result; or every
+ * open member transient; or 'one-by-one' when the request itself was refused (no member is named).
+ */
+function groupCancellation(
+  error: unknown,
+  owners: readonly [member: number, write: number][],
+  members: readonly CommitMember[],
+):
+  | 'one-by-one'
+  | { readonly kind: 'transient'; readonly message: string }
+  | { readonly kind: 'settled'; readonly results: Map<number, CommitResult> } {
+  if (!isNamed(error, 'TransactionCanceledException')) {
+    if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
+    throw storeError('commit', error);
+  }
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if (!reasons) throw storeError('commit', error);
+  if (validationReason(error) !== undefined) {
+    if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
+    throw storeError('commit', error);
+  }
+  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
+  if (transient)
+    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  const results = new Map<number, CommitResult>();
+  reasons.forEach((reason, action) => {
+    const owner = owners[action];
+    if (!owner || reason.Code !== 'ConditionalCheckFailed') return;
+    const [member, write] = owner;
+    const payloadHash = (members[member] as CommitMember).entry.payloadHash;
+    if (write === -1) {
+      // The row's own condition is judged first, as in commit: a finished key is a duplicate whatever its writes say.
+      const existing = reason.Item ? toExistingRow(reason.Item) : undefined;
+      if (existing) results.set(member, classifyExistingRow(existing, payloadHash));
+    } else if (!results.has(member)) {
+      results.set(member, {
+        kind: 'business-rejected',
+        writeIndex: write,
+        message: reason.Message ?? 'an effect condition failed',
+      });
+    }
+  });
+  if (results.size === 0) throw storeError('commit', error);
+  return { kind: 'settled', results };
+}
+
 function cancellationOutcome(error: unknown, payloadHash: string): CommitResult {
-  const reasons = (error as { CancellationReasons?: { Code?: string; Message?: string; Item?: unknown }[] })
-    .CancellationReasons;
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
   if (!reasons) throw storeError('commit', error);
   // Reasons come in action order: index 0 is the inbox row.
   const inbox = reasons[0];

@@ -53,9 +53,22 @@ export interface QuarantineEntry {
   readonly record: RawRecordView;
 }
 
+/** One record of a group commit: its inbox row and its effect's writes. */
+export interface CommitMember {
+  readonly entry: InboxEntry;
+  readonly writes: readonly EffectWrite[];
+}
+
 export interface InboxStore {
   /** Transactional mode: the inbox row as COMPLETED plus the effect's writes, atomically. */
   commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult>;
+  /**
+   * Transactional mode, several records at once: each member's result is what `commit` would answer for it
+   * alone, and each member is atomic (its row with its writes). Members touch distinct items (the caller
+   * cuts groups where two would touch one) and fit one transaction (100 actions, 4 MB). Throws, for every
+   * member, when the store could not answer.
+   */
+  commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]>;
   /** Side-effect mode: an IN_PROGRESS row with a fresh attempt token, live until `leaseUntilMs`. */
   claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult>;
   /** Marks the claimed row COMPLETED, only while this attempt still holds the lease. */

@@ -16,8 +16,12 @@ import type { DecodedRecord } from './decode-event.js';
 import { isReported, type RecordOutcome } from './outcome.js';
 
 export interface LaneWork {
-  /** Runs one record to its outcome; never throws. */
-  run(record: DecodedRecord): Promise<RecordOutcome>;
+  /**
+   * Runs consecutive records of one lane, from the first, in offset order; never throws. Returns the
+   * outcomes of a prefix of them (at least the first): it may stop early (a reported record, the deadline),
+   * and the records it did not take stay in the lane.
+   */
+  run(records: readonly DecodedRecord[]): Promise<RecordOutcome[]>;
   /** The outcome of a record that is not started. */
   notStarted(
     record: DecodedRecord,
@@ -46,14 +50,18 @@ export interface Lanes {
   /** Records with the same lane key run one after another; `undefined` is a lane of its own. */
   readonly laneOf: (record: DecodedRecord) => string | undefined;
   readonly concurrency: number;
+  /** Records of a lane offered to `run` at once (a group commit's size); 1 offers them one by one. */
+  readonly take: number;
 }
 
 /** Partition ordering: every record in one lane. */
-export const ONE_LANE: Lanes = { laneOf: () => undefined, concurrency: 1 };
+export function oneLane(take: number): Lanes {
+  return { laneOf: () => undefined, concurrency: 1, take };
+}
 
 export async function runInLanes(
   records: readonly DecodedRecord[],
-  { laneOf, concurrency }: Lanes,
+  { laneOf, concurrency, take }: Lanes,
   work: LaneWork,
 ): Promise<RecordOutcome[]> {
   const byKey = new Map<string | undefined, Lane>();
@@ -91,9 +99,20 @@ export async function runInLanes(
         outcomes[position] = work.notStarted(record, 'deferred', 'deadline', detail);
         lowerStop(position, 'deferred', detail);
       } else {
-        const outcome = await work.run(record);
-        outcomes[position] = outcome;
-        if (isReported(outcome.status)) lowerStop(position, 'blocked', `${outcome.coordinates} was reported`);
+        // The lane's next records, none past a stop known now; `run` may take fewer.
+        const offered = lane.positions
+          .slice(lane.next - 1, lane.next - 1 + take)
+          .filter((later) => stop === undefined || later <= stop.position);
+        const ran = await work.run(offered.map((later) => records[later] as DecodedRecord));
+        if (ran.length === 0 || ran.length > offered.length) {
+          throw new Error(`a lane run answered ${ran.length} outcomes for ${offered.length} records`);
+        }
+        ran.forEach((outcome, index) => {
+          const at = offered[index] as number;
+          outcomes[at] = outcome;
+          if (isReported(outcome.status)) lowerStop(at, 'blocked', `${outcome.coordinates} was reported`);
+        });
+        lane.next += ran.length - 1;
       }
       if (lane.next < lane.positions.length) idle.push(lane);
     }

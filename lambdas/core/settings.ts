@@ -122,6 +122,16 @@ export const HANDLER_SETTINGS = {
     meaning:
       "only with `ORDERING=key`: keys of one partition in flight at once; the SDK's connection pool grows to `PARTITION_CONCURRENCY` × this (at least 50)",
   },
+  transactGroupMaxRecords: {
+    env: 'TRANSACT_GROUP_MAX_RECORDS',
+    kind: 'integer',
+    default: 25,
+    min: 1,
+    // Each record takes at least its inbox row, and a transaction holds 100 actions (docs/aws-facts.md).
+    max: 100,
+    meaning:
+      'transactional mode: ready records of a partition (or key lane) commit together, up to this many in one `TransactWriteItems`; `1` turns grouping off',
+  },
   completedKeyCacheSize: {
     env: 'COMPLETED_KEY_CACHE_SIZE',
     kind: 'integer',

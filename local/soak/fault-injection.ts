@@ -22,8 +22,10 @@ export interface SdkRequest {
   readonly operation: InboxOperation;
   /** A TransactWriteItems call. */
   readonly transaction: boolean;
-  /** The inbox row's `pk`. */
+  /** The inbox row's `pk` (the first one of a group commit). */
   readonly pk: string | undefined;
+  /** Every inbox row the request writes: a group commit writes several. */
+  readonly pks: readonly string[];
   /** The attempt token a claim writes or a completion/release is fenced on. */
   readonly token: string | undefined;
 }
@@ -77,9 +79,10 @@ export function faultInjectingClient(
       (next) => async (args) => {
         const input = args.input as Record<string, unknown>;
         const items = input.TransactItems as { Put?: Record<string, unknown> }[] | undefined;
-        const put = items?.[0]?.Put ?? input;
-        const status = (put.Item as { status?: unknown } | undefined)?.status;
-        if (status === 'IN_PROGRESS' || status === 'COMPLETED') {
+        const puts = items ? items.map((action) => action.Put).filter((put) => put !== undefined) : [input];
+        for (const put of puts) {
+          const status = (put.Item as { status?: unknown } | undefined)?.status;
+          if (status !== 'IN_PROGRESS' && status !== 'COMPLETED') continue;
           for (const field of [
             'ConditionExpression',
             'ExpressionAttributeNames',
@@ -150,6 +153,7 @@ async function intercept<T>(
       const crash = attempt.plan.crash;
       if (crash?.point === 'inside-transaction' && crash.nth === transactionIndex && !crash.applied) {
         attempt.fault('crash:inside-transaction');
+        if (request.pks.length > 1) attempt.fault('crash:inside-group-commit');
         attempt.die('inside-transaction (not applied)');
       }
     }
@@ -175,6 +179,7 @@ async function intercept<T>(
     const crash = attempt.plan.crash;
     if (crash?.point === 'inside-transaction' && crash.nth === transactionIndex && crash.applied) {
       attempt.fault('crash:inside-transaction');
+      if (request.pks.length > 1) attempt.fault('crash:inside-group-commit');
       attempt.die('inside-transaction (applied)');
     }
   }
@@ -210,8 +215,12 @@ function classify(commandName: string, input: Record<string, unknown>): SdkReque
   switch (commandName) {
     case 'TransactWriteItemsCommand': {
       const items = input.TransactItems as { Put?: { Item?: Record<string, unknown> } }[] | undefined;
-      const item = items?.[0]?.Put?.Item;
-      return { operation: 'commit', transaction: true, pk: s(item?.pk), token: undefined };
+      const pks = (items ?? [])
+        .map((action) => action.Put?.Item)
+        .filter((item) => s(item?.status) === 'COMPLETED')
+        .map((item) => s(item?.pk))
+        .filter((pk): pk is string => pk !== undefined);
+      return { operation: 'commit', transaction: true, pk: pks[0], pks, token: undefined };
     }
     case 'PutItemCommand': {
       const item = input.Item as Record<string, unknown> | undefined;
@@ -224,20 +233,23 @@ function classify(commandName: string, input: Record<string, unknown>): SdkReque
             : status === 'QUARANTINED'
               ? 'quarantine'
               : 'other-write';
-      return { operation, transaction: false, pk: s(item?.pk), token: s(item?.lease_owner) };
+      const pk = s(item?.pk);
+      return { operation, transaction: false, pk, pks: pk ? [pk] : [], token: s(item?.lease_owner) };
     }
     case 'UpdateItemCommand':
     case 'DeleteItemCommand': {
       const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
+      const pk = s((input.Key as Record<string, unknown> | undefined)?.pk);
       return {
         operation: commandName === 'UpdateItemCommand' ? 'complete' : 'release',
         transaction: false,
-        pk: s((input.Key as Record<string, unknown> | undefined)?.pk),
+        pk,
+        pks: pk ? [pk] : [],
         token: s(values?.[':token']),
       };
     }
     default:
-      return { operation: 'read', transaction: false, pk: undefined, token: undefined };
+      return { operation: 'read', transaction: false, pk: undefined, pks: [], token: undefined };
   }
 }
 

@@ -210,17 +210,18 @@ export class FinalState {
     }
     let takeovers = 0;
     for (const { attempt, request } of this.#state.journal.applied(() => true)) {
-      if (request.pk === undefined) continue;
-      const holder = holders.get(request.pk);
-      if (request.operation === 'claim' || request.operation === 'commit') {
-        if (holder !== undefined && holder !== attempt) takeovers++;
-        if (request.operation === 'claim') holders.set(request.pk, attempt);
-        else holders.delete(request.pk);
-      } else if (
-        (request.operation === 'complete' || request.operation === 'release') &&
-        holder === attempt
-      ) {
-        holders.delete(request.pk);
+      for (const pk of request.pks) {
+        const holder = holders.get(pk);
+        if (request.operation === 'claim' || request.operation === 'commit') {
+          if (holder !== undefined && holder !== attempt) takeovers++;
+          if (request.operation === 'claim') holders.set(pk, attempt);
+          else holders.delete(pk);
+        } else if (
+          (request.operation === 'complete' || request.operation === 'release') &&
+          holder === attempt
+        ) {
+          holders.delete(pk);
+        }
       }
     }
     return takeovers;

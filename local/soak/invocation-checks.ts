@@ -92,7 +92,8 @@ export class InvocationChecks {
     return (
       this.#state.journal.applied(
         (e) =>
-          (e.request.operation === 'commit' || e.request.operation === 'complete') && e.request.pk === pk,
+          (e.request.operation === 'commit' || e.request.operation === 'complete') &&
+          e.request.pks.includes(pk),
       ).length > 0
     );
   }
@@ -109,7 +110,7 @@ export class InvocationChecks {
         this.#state.recorder.violate(
           'in-flight-means-another-attempt',
           `${attempt.id}: ${outcome.coordinates} reported in-flight on the lease it claimed itself (${this.#state.journal.entries
-            .filter((e) => e.request.pk === pk)
+            .filter((e) => e.request.pks.includes(pk))
             .map(
               (e) => `#${e.seq} ${e.attempt.id} ${e.request.operation} ${e.applied ? 'applied' : 'failed'}`,
             )
@@ -124,7 +125,7 @@ export class InvocationChecks {
         this.#state.recorder.violate(
           'lease-lost-means-taken-over',
           `${attempt.id}: ${outcome.coordinates} reported a lost lease nobody took over (${this.#state.journal.entries
-            .filter((e) => e.request.pk === pk)
+            .filter((e) => e.request.pks.includes(pk))
             .map(
               (e) => `#${e.seq} ${e.attempt.id} ${e.request.operation} ${e.applied ? 'applied' : 'failed'}`,
             )

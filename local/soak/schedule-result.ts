@@ -53,6 +53,9 @@ export interface ScheduleFigures {
   readonly concurrentRuns: number;
   /** Claims (or commits) that took a key over from another holder's lease once it ran out. */
   readonly leaseTakeovers: number;
+  /** Applied transactions that committed more than one record (group commit), and the records they carried. */
+  readonly groupCommits: number;
+  readonly groupedRecords: number;
 }
 
 export interface ScheduleResult {
@@ -108,7 +111,16 @@ export function scheduleResult(state: RunState, finalState: FinalState): Schedul
       windowHits,
       concurrentRuns: state.ledger.concurrentRuns.length,
       leaseTakeovers: finalState.leaseTakeovers(),
+      ...groupCommits(state),
     },
     trace: recorder.traceLines,
+  };
+}
+
+function groupCommits(state: RunState): { groupCommits: number; groupedRecords: number } {
+  const groups = state.journal.applied((e) => e.request.operation === 'commit' && e.request.pks.length > 1);
+  return {
+    groupCommits: groups.length,
+    groupedRecords: groups.reduce((n, e) => n + e.request.pks.length, 0),
   };
 }

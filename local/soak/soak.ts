@@ -66,6 +66,8 @@ function failedRun(schedule: Schedule, error: unknown): ScheduleResult {
       windowHits: {},
       concurrentRuns: 0,
       leaseTakeovers: 0,
+      groupCommits: 0,
+      groupedRecords: 0,
     },
     trace: [],
   };
@@ -83,6 +85,9 @@ export interface SoakSummary {
   readonly invocations: number;
   readonly deliveredRecords: number;
   readonly leaseTakeovers: Record<Mode, number>;
+  /** Transactions that committed several records at once, and the records they carried. */
+  readonly groupCommits: number;
+  readonly groupedRecords: number;
   /** Kind → count per mode. */
   readonly faults: Record<string, Record<Mode, number>>;
   readonly finalOutcomes: Record<string, number>;
@@ -154,6 +159,8 @@ export function summarize(results: readonly ScheduleResult[]): SoakSummary {
         (r) => r.mode === 'side-effect',
       ),
     },
+    groupCommits: sum((r) => r.figures.groupCommits),
+    groupedRecords: sum((r) => r.figures.groupedRecords),
     faults,
     finalOutcomes,
     sideEffect: {
@@ -223,6 +230,7 @@ export function formatSummary(summary: SoakSummary): string {
   lines.push(`  (crashes, SDK, external and stall faults: ${n(faultTotal)})`);
   lines.push(
     `lease expiry and takeover: ${n(summary.leaseTakeovers.transactional + summary.leaseTakeovers['side-effect'])} keys taken over once their holder's lease ran out (transactional ${n(summary.leaseTakeovers.transactional)}, side-effect ${n(summary.leaseTakeovers['side-effect'])})`,
+    `group commit: ${n(summary.groupCommits)} transactions committed ${n(summary.groupedRecords)} records together (TRANSACT_GROUP_MAX_RECORDS at its default)`,
   );
   lines.push(
     `final outcomes: ${Object.entries(summary.finalOutcomes)

@@ -5,6 +5,7 @@ import type { EffectWrite, Lease } from '../../lambdas/core/effect.js';
 import { INBOX_STATUS, type InboxStatus } from '../../lambdas/core/inbox-item.js';
 import {
   type ClaimResult,
+  type CommitMember,
   type CommitResult,
   classifyExistingRow,
   type ExistingRow,
@@ -53,6 +54,16 @@ export class MemoryInboxStore implements InboxStore {
     private readonly ttlSeconds = 604_800,
     private readonly keyAttributes: (tableName: string) => readonly string[] = () => ['pk'],
   ) {}
+
+  /**
+   * As DynamoDB answers a group whose members touch distinct items (dynamodb-inbox-store.ts): each member
+   * as if committed alone, all conditions judged on the state before the group.
+   */
+  async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+    const results: CommitResult[] = [];
+    for (const member of members) results.push(await this.commit(member.entry, member.writes));
+    return results;
+  }
 
   async commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult> {
     this.#enter('commit', entry.dedupKey);

@@ -1,0 +1,218 @@
+/**
+ * Group commit: consecutive records of one lane whose plans are transactional commit together, their inbox
+ * rows and writes in one TransactWriteItems, so a partition's throughput is no longer one record per round
+ * trip. Each record stays atomic and keeps its own outcome (the store settles a cancelled group member by
+ * member). A group is cut where DynamoDB would refuse it or where waiting could deadlock:
+ * - at `TRANSACT_GROUP_MAX_RECORDS` records, 100 actions or about 4 MB (docs/aws-facts.md);
+ * - before a record that would touch an item already in the group (DynamoDB refuses two actions on one
+ *   item in a transaction; and a later record's conditions must see the earlier record's writes);
+ * - before a copy of a key whose first copy is not settled, and before a side-effect record.
+ * The deadline is checked before each record and again after each commit that came before it, as when
+ * records run one by one. After a group with a reported record nothing more is started: the scheduler
+ * reports the rest.
+ */
+import type { BatchProcessorOptions, BatchState } from './batch-processor.js';
+import type { DecodedRecord } from './decode-event.js';
+import type { EffectWrite } from './effect.js';
+import { isApplied, isReported, type RecordOutcome } from './outcome.js';
+import { failed, outcome } from './record-outcome.js';
+import { type Prepared, prepareRecord } from './record-preparation.js';
+import { commitOutcome } from './record-settlement.js';
+
+/** DynamoDB's limits on one TransactWriteItems (docs/aws-facts.md). */
+export const TRANSACTION_LIMITS = { actions: 100, bytes: 4 * 1024 * 1024 } as const;
+/** Room kept under 4 MB: sizes are estimated from the request's JSON, not DynamoDB's own accounting. */
+const BYTES_BUDGET = TRANSACTION_LIMITS.bytes - 256 * 1024;
+/** An inbox row's bytes besides its source and hash: a generous bound. */
+const INBOX_ROW_BYTES = 2_048;
+
+type Member = Extract<Prepared, { kind: 'commit' }>;
+
+/**
+ * Runs records of one lane in offset order, committing transactional ones in groups; returns the outcomes
+ * of a prefix (records it did not start go back to the scheduler).
+ */
+export async function runLaneRecords(
+  records: readonly DecodedRecord[],
+  options: BatchProcessorOptions,
+  state: BatchState,
+): Promise<RecordOutcome[]> {
+  const outcomes: (RecordOutcome | Member)[] = [];
+  const group = new OpenGroup(options.transactGroupMaxRecords ?? 1);
+  /** Commits the open group; false when one of its records was reported (nothing more starts). */
+  const flush = async (): Promise<boolean> => {
+    const members = group.close();
+    if (members.length === 0) return true;
+    const settled = await commitMembers(members, options, state);
+    settled.forEach((result, index) => {
+      outcomes[outcomes.indexOf(members[index] as Member)] = result;
+    });
+    return !settled.some((result) => isReported(result.status));
+  };
+
+  const deadlineNear = () => options.remainingTimeMs() < options.deadlineMarginMs;
+  for (const [index, record] of records.entries()) {
+    // The scheduler checked the deadline for the first record; later ones are checked here.
+    if (index > 0 && deadlineNear()) break;
+    let prepared = await prepareRecord(record, options, state, !group.empty);
+    if (prepared.kind === 'wait-for-first-copy') {
+      if (!(await flush()) || deadlineNear()) break;
+      prepared = await prepareRecord(record, options, state, false);
+      // With no group open a copy waits for its first copy inside prepareRecord.
+      if (prepared.kind === 'wait-for-first-copy') throw new Error('a copy waited with no group open');
+    }
+    if (prepared.kind === 'settled') {
+      if (isApplied(prepared.outcome.status)) state.refusals.applied();
+      outcomes.push(prepared.outcome);
+      if (isReported(prepared.outcome.status)) break;
+      continue;
+    }
+    if (prepared.kind === 'run-alone') {
+      if (!(await flush())) {
+        outcomes.push(prepared.settle(notStartedAfterFailure(record)));
+        break;
+      }
+      // The flush took time: as when a record starts after the one before it finished.
+      if (deadlineNear()) {
+        outcomes.push(prepared.settle(deferred(record)));
+        break;
+      }
+      const result = await prepared.run();
+      if (isApplied(result.status)) state.refusals.applied();
+      outcomes.push(result);
+      if (isReported(result.status)) break;
+      continue;
+    }
+    if (!group.fits(prepared)) {
+      if (!(await flush())) {
+        outcomes.push(prepared.settle(notStartedAfterFailure(record)));
+        break;
+      }
+      if (deadlineNear()) {
+        outcomes.push(prepared.settle(deferred(record)));
+        break;
+      }
+    }
+    group.add(prepared);
+    outcomes.push(prepared);
+  }
+  await flush();
+  return outcomes.map((entry) => ('kind' in entry ? notStartedAfterFailure(entry.record) : entry));
+}
+
+function deferred(record: DecodedRecord): RecordOutcome {
+  return outcome(record, 'deferred', { reason: 'deadline', detail: 'the invocation deadline is near' });
+}
+
+/** A record prepared while a record before it was reported: not started, it comes back with the redelivery. */
+function notStartedAfterFailure(record: DecodedRecord): RecordOutcome {
+  return outcome(record, 'blocked', {
+    reason: 'not-started',
+    detail: 'a record before it in the partition was reported',
+  });
+}
+
+async function commitMembers(
+  members: readonly Member[],
+  options: BatchProcessorOptions,
+  state: BatchState,
+): Promise<RecordOutcome[]> {
+  let results: Awaited<ReturnType<BatchProcessorOptions['store']['commitGroup']>>;
+  try {
+    results = await options.store.commitGroup(members);
+  } catch (error) {
+    return members.map((member) => member.settle(failed(member.record, error)));
+  }
+  const outcomes: RecordOutcome[] = [];
+  // In order: a refusal streak (rejectedByStore) counts records as they come.
+  for (const [index, member] of members.entries()) {
+    const result = results[index];
+    const settled = result
+      ? await commitOutcome(member.record, member.entry.dedupKey, result, options, state).catch(
+          (error: unknown) => failed(member.record, error),
+        )
+      : failed(member.record, new Error('the store gave no answer for this record'));
+    if (isApplied(settled.status)) state.refusals.applied();
+    outcomes.push(member.settle(settled));
+  }
+  return outcomes;
+}
+
+/** The records waiting to commit together, and what they already hold of one transaction. */
+class OpenGroup {
+  readonly #maxRecords: number;
+  #members: Member[] = [];
+  #items = new Set<string>();
+  #actions = 0;
+  #bytes = 0;
+
+  constructor(maxRecords: number) {
+    this.#maxRecords = maxRecords;
+  }
+
+  get empty(): boolean {
+    return this.#members.length === 0;
+  }
+
+  fits(member: Member): boolean {
+    if (this.empty) return true;
+    if (this.#members.length >= this.#maxRecords) return false;
+    if (this.#actions + 1 + member.writes.length > TRANSACTION_LIMITS.actions) return false;
+    if (this.#bytes + bytesOf(member) > BYTES_BUDGET) return false;
+    return itemsOf(member).every((item) => !this.#items.has(item));
+  }
+
+  add(member: Member): void {
+    this.#members.push(member);
+    for (const item of itemsOf(member)) this.#items.add(item);
+    this.#actions += 1 + member.writes.length;
+    this.#bytes += bytesOf(member);
+  }
+
+  close(): Member[] {
+    const members = this.#members;
+    this.#members = [];
+    this.#items = new Set();
+    this.#actions = 0;
+    this.#bytes = 0;
+    return members;
+  }
+}
+
+/**
+ * The items a record's commit touches: its inbox row, and each write's table and key. A Put names no key
+ * apart from its item, so its identity is the item's `pk` and `sk` where present, else the whole item;
+ * a collision missed that way is refused by DynamoDB, and the store then commits the group one by one.
+ */
+function itemsOf(member: Member): string[] {
+  return [`inbox\u0000${member.entry.dedupKey}`, ...member.writes.map(itemOf)];
+}
+
+function itemOf(write: EffectWrite): string {
+  if ('Put' in write) {
+    const { TableName, Item } = write.Put;
+    const key = 'pk' in Item ? { pk: Item.pk, sk: Item.sk } : Item;
+    return `${TableName}\u0000${stableJson(key)}`;
+  }
+  const target = 'Update' in write ? write.Update : 'Delete' in write ? write.Delete : write.ConditionCheck;
+  return `${target.TableName}\u0000${stableJson(target.Key)}`;
+}
+
+function bytesOf(member: Member): number {
+  return (
+    INBOX_ROW_BYTES +
+    Buffer.byteLength(member.entry.source) +
+    member.writes.reduce((sum, write) => sum + Buffer.byteLength(stableJson(write)), 0)
+  );
+}
+
+/** JSON with object keys sorted, so one key written in two orders is one item. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner) && !Buffer.isBuffer(inner)
+      ? Object.fromEntries(
+          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
+        )
+      : inner,
+  );
+}

@@ -1,0 +1,147 @@
+/** How a record ends once its plan is known: the store's answers turned into outcomes, quarantine, leases. */
+import type { BatchProcessorOptions, BatchState } from './batch-processor.js';
+import type { DecodedRecord } from './decode-event.js';
+import type { EffectPlan } from './effect.js';
+import { EffectRejectedError } from './errors.js';
+import type { CommitResult, InboxEntry, RowConflict } from './inbox-store.js';
+import type { RecordOutcome } from './outcome.js';
+import { quarantineKeyOf } from './quarantine-row.js';
+import { errorMessage, leaseDetail, outcome } from './record-outcome.js';
+
+/** A transactional record's outcome from what the store answered for its commit. */
+export async function commitOutcome(
+  record: DecodedRecord,
+  dedupKey: string,
+  result: CommitResult,
+  options: BatchProcessorOptions,
+  state: BatchState,
+): Promise<RecordOutcome> {
+  switch (result.kind) {
+    case 'committed':
+      return outcome(record, 'processed', { dedupKey });
+    case 'duplicate':
+    case 'conflict':
+    case 'in-flight':
+      return rowConflictOutcome(record, result, dedupKey, options);
+    case 'business-rejected':
+      return quarantine(
+        record,
+        options,
+        'business-rule-rejected',
+        `write ${result.writeIndex}: ${result.message}`,
+      );
+    case 'transient':
+      return outcome(record, 'failed', { reason: 'transaction-conflict', detail: result.message, dedupKey });
+    case 'rejected':
+      return rejectedByStore(record, result.message, options, state);
+  }
+}
+
+/**
+ * DynamoDB refused what this record put in the request: quarantined, unless the container has seen
+ * MAX_REJECTIONS_WITHOUT_SUCCESS refusals since its last applied record (refusal-streak.ts). Then it looks
+ * like every record fails the same way (a systemic fault): the record is reported, unless a delivery
+ * before quarantined it already.
+ */
+export async function rejectedByStore(
+  record: DecodedRecord,
+  message: string,
+  options: BatchProcessorOptions,
+  state: BatchState,
+): Promise<RecordOutcome> {
+  if (state.refusals.admit()) return quarantine(record, options, 'dynamodb-rejected', message);
+  const quarantineKey = quarantineKeyOf(record);
+  if (await options.store.isQuarantined(quarantineKey)) {
+    return outcome(record, 'quarantined', {
+      reason: 'dynamodb-rejected',
+      detail: `${message} (quarantined earlier)`,
+      quarantineKey,
+    });
+  }
+  return outcome(record, 'failed', {
+    reason: 'systemic-store-error',
+    detail: `${message} (refused for several records in a row, none applied in between)`,
+  });
+}
+
+export async function claimAndRun(
+  record: DecodedRecord,
+  entry: InboxEntry,
+  plan: Extract<EffectPlan, { kind: 'call' }>,
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome> {
+  const dedupKey = entry.dedupKey;
+  const leaseUntilMs = options.clock.nowMs() + options.remainingTimeMs() + options.leaseMarginMs;
+  const claim = await options.store.claim(entry, leaseUntilMs);
+  if (claim.kind !== 'claimed') return rowConflictOutcome(record, claim, dedupKey, options);
+  try {
+    await plan.run(claim.lease);
+  } catch (error) {
+    const released = await options.store.release(claim.lease).catch(() => 'unreleased' as const);
+    const leaseLost = released === 'lease-lost';
+    if (error instanceof EffectRejectedError) {
+      const quarantined = await quarantine(record, options, error.reason, error.message);
+      return { ...quarantined, leaseLost };
+    }
+    // An unreleased row (outage) frees itself when its lease ends; the redelivery is then claimable.
+    return outcome(record, 'failed', {
+      reason: 'effect-error',
+      detail: errorMessage(error),
+      dedupKey,
+      leaseLost,
+    });
+  }
+  const completed = await options.store.complete(claim.lease);
+  // The effect ran; a lost lease means another attempt may run it too: counted, never hidden.
+  return outcome(record, 'processed', { dedupKey, leaseLost: completed === 'lease-lost' });
+}
+
+/** The key's row is already there: finished (duplicate or conflict) or leased by another attempt. */
+export async function rowConflictOutcome(
+  record: DecodedRecord,
+  conflict: RowConflict,
+  dedupKey: string,
+  options: BatchProcessorOptions,
+): Promise<RecordOutcome> {
+  switch (conflict.kind) {
+    case 'duplicate':
+      return outcome(record, 'duplicate', {
+        reason: 'completed',
+        detail: `first seen at ${conflict.existing.source}`,
+        dedupKey,
+      });
+    case 'conflict':
+      return quarantine(
+        record,
+        options,
+        'payload-conflict',
+        `event_id first seen at ${conflict.existing.source} with another payload`,
+      );
+    case 'in-flight':
+      return outcome(record, 'in-flight', {
+        reason: 'live-lease',
+        detail: leaseDetail(conflict.existing.leaseUntilMs),
+        dedupKey,
+      });
+  }
+}
+
+export async function quarantine(
+  record: DecodedRecord,
+  options: BatchProcessorOptions,
+  reason: string,
+  message: string,
+): Promise<RecordOutcome> {
+  const quarantineKey = quarantineKeyOf(record);
+  const written = await options.store.quarantine({
+    coordinates: quarantineKey,
+    reason,
+    message,
+    record: record.raw,
+  });
+  return outcome(record, 'quarantined', {
+    reason,
+    detail: written === 'already-quarantined' ? `${message} (quarantined earlier)` : message,
+    quarantineKey,
+  });
+}
