@@ -110,7 +110,9 @@ export async function runInLanes(
         ran.forEach((outcome, index) => {
           const at = offered[index] as number;
           outcomes[at] = outcome;
-          if (isReported(outcome.status)) lowerStop(at, 'blocked', `${outcome.coordinates} was reported`);
+          if (outcome.status === 'deferred') lowerStop(at, 'deferred', 'the invocation deadline is near');
+          else if (isReported(outcome.status))
+            lowerStop(at, 'blocked', `${outcome.coordinates} was reported`);
         });
         lane.next += ran.length - 1;
       }
