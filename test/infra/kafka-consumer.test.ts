@@ -114,6 +114,7 @@ describe('KafkaConsumer on MSK with IAM authentication (defaults)', () => {
         keyConcurrency: 4,
         leaseMarginMs: 20_000,
         completedKeyCacheSize: 0,
+        transactGroupMaxRecords: 1,
         dedupHeader: 'id',
         dedupField: 'id',
         dedupKeyFallback: 'coordinates',
@@ -126,6 +127,7 @@ describe('KafkaConsumer on MSK with IAM authentication (defaults)', () => {
       KEY_CONCURRENCY: '4',
       LEASE_MARGIN_MS: '20000',
       COMPLETED_KEY_CACHE_SIZE: '0',
+      TRANSACT_GROUP_MAX_RECORDS: '1',
       DEDUP_HEADER: 'id',
       DEDUP_FIELD: 'id',
       DEDUP_KEY_FALLBACK: 'coordinates',
@@ -397,6 +399,11 @@ describe('KafkaConsumer props', () => {
       'a setting out of the handler bounds',
       { settings: { keyConcurrency: 0, ordering: 'key' } },
       /settings.keyConcurrency: KEY_CONCURRENCY "0" must be a whole number from 1 to 1000/,
+    ],
+    [
+      'a group size past what one transaction holds',
+      { settings: { transactGroupMaxRecords: 101 } },
+      /settings.transactGroupMaxRecords: TRANSACT_GROUP_MAX_RECORDS "101" must be a whole number from 1 to 100/,
     ],
     [
       'a key source without key ordering',
