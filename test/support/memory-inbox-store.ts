@@ -60,6 +60,11 @@ export class MemoryInboxStore implements InboxStore {
    * as if committed alone, all conditions judged on the state before the group.
    */
   async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+    // One request: a fault meant for any member fails the whole group before anything is written.
+    for (const member of members) {
+      const error = this.failOn('commit', member.entry.dedupKey);
+      if (error) throw error;
+    }
     const results: CommitResult[] = [];
     for (const member of members) results.push(await this.commit(member.entry, member.writes));
     return results;

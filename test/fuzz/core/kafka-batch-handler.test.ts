@@ -41,6 +41,8 @@ function engine(refuse: (key: string) => boolean = () => false) {
     deadlineMarginMs: 3_000,
     leaseMarginMs: 10_000,
     partitionConcurrency: 4,
+    // The default group size: groups form, are cut and fail as deployed.
+    transactGroupMaxRecords: 25,
     telemetry: {
       batchProcessed: (_summary, outcomes) => {
         observed = outcomes;
