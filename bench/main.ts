@@ -1,13 +1,16 @@
 /**
  * `npm run bench`: starts DynamoDB Local, runs every contender on the same batches (interleaved, so a
- * drift of the JVM or the machine touches all of them alike), measures the deployed bundle, its cold init
- * and its peak memory, and writes docs/benchmarks.md and docs/benchmarks.json.
+ * drift of the JVM or the machine touches all of them alike), at rttMs 0 and then over a modelled network
+ * (bench/network-model.ts) for each base round trip swept, measures the deployed bundle, its cold init and
+ * its peak memory, writes docs/benchmarks.md, docs/benchmarks.json and docs/benchmarks.svg, and prints
+ * the targets' verdicts.
  */
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseFlags, positiveIntegerFlag } from '../local/cli/parse-flags.js';
 import { runCli } from '../local/cli/run-cli.js';
+import { UserError } from '../local/cli/user-error.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables.js';
@@ -20,20 +23,19 @@ import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './
 import { measureColdInit } from './measure/cold-init.js';
 import { measurePeakRss } from './measure/peak-rss.js';
 import { runSequence } from './measure/throughput.js';
+import { DEFAULT_RTT_SWEEP_MS, describeNetworkModel } from './network-model.js';
 import { writeReport } from './report.js';
-import {
-  aggregate,
-  type BenchResults,
-  checkTargets,
-  compareAblation,
-  type RunMeasurement,
-} from './results.js';
+import { aggregate, type BenchResults, compareAblation, type RunMeasurement } from './results.js';
 import { buildSequences, orderWorkload, type Sequence } from './scenarios.js';
+import { checkTargets, formatTargets } from './targets.js';
 
 /** Rounds of DynamoDB Local on its own after the contenders' warm-up, at most (about 4 s each). */
 const MAX_WARM_UP_ROUNDS = 8;
+const DEFAULT_RTT = [0, ...DEFAULT_RTT_SWEEP_MS].join(',');
 const USAGE =
-  'npm run bench -- [--runs N (default 5)] [--cold-starts N (default 20)] [--out DIR (default docs)]';
+  'npm run bench -- [--runs N (default 5)] [--rtt MS,MS,... (default ' +
+  DEFAULT_RTT +
+  '; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default 20)] [--out DIR (default docs)]';
 
 /** Git-ignored scratch space: bundles, the big event file. */
 const workDirectory = join(CACHE_DIRECTORY, 'bench');
@@ -45,6 +47,8 @@ runCli({
       argv,
       {
         runs: { type: 'string' },
+        rtt: { type: 'string' },
+        'rtt-runs': { type: 'string' },
         'cold-starts': { type: 'string' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -57,9 +61,12 @@ runCli({
     }
     const out = typeof args.out === 'string' ? resolve(args.out) : join(PROJECT_ROOT, 'docs');
     const runs = positiveIntegerFlag('runs', args.runs as string | undefined, 5);
-    /** Enough to show each optimisation's effect; fewer than the main runs to keep the bench under 10 minutes. */
+    /** Enough to show each optimisation's effect (and hot-1p at rttMs 0); fewer, to keep the bench short. */
     const ablationRuns = Math.min(runs, 2);
     const coldStarts = positiveIntegerFlag('cold-starts', args['cold-starts'] as string | undefined, 20);
+    const rttSweepMs = rttFlag(args.rtt as string | undefined);
+    /** The modelled delays dominate there, so one run spreads little; each takes seconds per contender. */
+    const sweepRuns = positiveIntegerFlag('rtt-runs', args['rtt-runs'] as string | undefined, 1);
 
     // The same quiet, warning-free environment for every contender.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -79,7 +86,12 @@ runCli({
       progress('warming up: every contender once, then DynamoDB Local until its rates settle (not measured)');
       const warmUp = warmUpSequence();
       for (const contender of CONTENDERS) {
-        await runSequence(contender, warmUp, { endpoint: dynamoDb.endpoint, runId: 'warm', verify: true });
+        await runSequence(contender, warmUp, {
+          endpoint: dynamoDb.endpoint,
+          runId: 'warm',
+          verify: true,
+          rttMs: 0,
+        });
       }
       // DynamoDB Local's JIT keeps speeding up for thousands of requests: without this the first run is slower.
       let previous = await measureCeiling(dynamoDb.endpoint, 300);
@@ -98,6 +110,7 @@ runCli({
         ceilings.push(await measureCeiling(dynamoDb.endpoint, 400));
         progress(`run ${run + 1}/${runs} DynamoDB Local alone: ${describeCeiling(ceilings[run] as Ceiling)}`);
         for (const [index, sequence] of sequences.entries()) {
+          if (sequence.fewerRuns && run >= ablationRuns) continue;
           // Ablations run beside their baseline, in the first runs only: enough to show the difference.
           const variants =
             run < ablationRuns
@@ -110,6 +123,7 @@ runCli({
               runId: `r${run}s${index}`,
               // Exactly-once checked on the first run; later runs repeat the same work.
               verify: run === 0,
+              rttMs: 0,
             });
             measurements.push(...measured.map((measurement) => ({ ...measurement, run })));
             progress(
@@ -117,6 +131,29 @@ runCli({
                 .map((m) => `${m.scenario} ${((m.records / m.milliseconds) * 1000).toFixed(0)} rec/s`)
                 .join(', ')}`,
             );
+          }
+        }
+      }
+
+      if (rttSweepMs.length > 0) progress(`network model: ${describeNetworkModel()}`);
+      const sweepSequences = buildSequences('sweep');
+      for (let run = 0; run < sweepRuns; run += 1) {
+        for (const rttMs of rttSweepMs) {
+          for (const [index, sequence] of sweepSequences.entries()) {
+            for (const contender of rotate(CONTENDERS, run + index)) {
+              const measured = await runSequence(contender, sequence, {
+                endpoint: dynamoDb.endpoint,
+                runId: `m${rttMs}r${run}s${index}`.replace('.', '_'),
+                verify: run === 0,
+                rttMs,
+              });
+              measurements.push(...measured.map((measurement) => ({ ...measurement, run })));
+              progress(
+                `rttMs ${String(rttMs).padEnd(3)} run ${run + 1}/${sweepRuns} ${contender.name.padEnd(19)} ${measured
+                  .map((m) => `${m.scenario} ${((m.records / m.milliseconds) * 1000).toFixed(0)} rec/s`)
+                  .join(', ')}`,
+              );
+            }
           }
         }
       }
@@ -152,8 +189,12 @@ runCli({
       });
 
       const mainNames = new Set(CONTENDERS.map((contender) => contender.name));
+      const main = measurements.filter((m) => mainNames.has(m.contender));
       const results: BenchResults = {
-        scenarios: aggregate(measurements.filter((m) => mainNames.has(m.contender))),
+        scenarios: aggregate(main.filter((m) => m.rttMs === 0)),
+        sweep: rttSweepMs.flatMap((rttMs) => aggregate(main.filter((m) => m.rttMs === rttMs))),
+        rttSweepMs,
+        sweepRuns,
         ablations: ABLATIONS.map((ablation) => compareAblation(measurements, ablation, ablationRuns)),
         ceiling: medianCeiling(ceilings),
         loadAverage: { before: loadBefore, after: loadAfter },
@@ -164,16 +205,18 @@ runCli({
         runs,
         wallSeconds: (performance.now() - startedMs) / 1000,
       };
-      await writeReport(out, {
+      const json = await writeReport(out, {
         results,
         machine: describeMachine(),
-        settings: `${runs} runs per contender and scenario (ablations: ${ablationRuns}), ${coldStarts} cold starts`,
+        settings:
+          `${runs} runs per contender and scenario at rttMs 0 (ablations and hot-1p: ${ablationRuns}); ` +
+          `rttMs ${rttSweepMs.join(', ') || '(none)'}: ${sweepRuns} run${sweepRuns === 1 ? '' : 's'} each; ${coldStarts} cold starts`,
         analysis: analysisOf(results),
       });
-      for (const target of checkTargets(results)) {
-        progress(`${target.met ? 'met   ' : 'MISSED'} ${target.target}: ${target.measured}`);
-      }
-      progress(`wrote ${displayPath(join(out, 'benchmarks.md'))} and benchmarks.json`);
+      progress(`wrote ${displayPath(join(out, 'benchmarks.md'))}, benchmarks.json and benchmarks.svg`);
+      console.log(
+        `\nTargets (from ${displayPath(join(out, 'benchmarks.json'))}):\n${formatTargets(checkTargets(json))}`,
+      );
     } finally {
       await dynamoDb.stop();
     }
@@ -201,8 +244,8 @@ function warmUpSequence(): Sequence {
   return {
     name: 'warm-up',
     deliveries: [
-      { scenario: 'new-4p', event: workload.event, records: workload.records },
-      { scenario: 'redelivery-4p', event: workload.event, records: workload.records },
+      { scenario: 'new-4p', batches: workload.batches, records: workload.records },
+      { scenario: 'redelivery-4p', batches: workload.batches, records: workload.records },
     ],
     expectedBalances: workload.expectedBalances,
   };
@@ -226,6 +269,18 @@ async function handlerEnvironment(endpoint: string): Promise<Record<string, stri
     // The KafkaConsumer construct's default: one summary line per batch, EMF metrics on.
     POWERTOOLS_LOG_LEVEL: 'INFO',
   };
+}
+
+/** The base round trips to sweep beside 0 (which always runs: the page's rttMs-0 sections need it). */
+function rttFlag(raw: string | undefined): number[] {
+  if (raw === undefined) return [...DEFAULT_RTT_SWEEP_MS];
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (raw.trim() === '' || values.some((value) => !Number.isFinite(value) || value < 0 || value > 1_000)) {
+    throw new UserError(
+      `--rtt takes milliseconds from 0 to 1000, comma-separated (such as 0,10), got ${raw}`,
+    );
+  }
+  return [...new Set(values.filter((value) => value > 0))].sort((a, b) => a - b);
 }
 
 function rotate<T>(items: readonly T[], by: number): T[] {

@@ -1,5 +1,4 @@
-/** Per-scenario figures aggregated over runs, and the targets the issue sets, checked against them. */
-import type { ContenderName } from './contenders/contender.js';
+/** Per-scenario figures aggregated over runs, at each modelled round trip. */
 import type { BundleMeasurement } from './measure/bundle.js';
 import type { Ceiling } from './measure/ceiling.js';
 import type { ColdInitMeasurement } from './measure/cold-init.js';
@@ -11,6 +10,10 @@ import type { ScenarioName } from './scenarios.js';
 export interface ScenarioResult {
   readonly scenario: ScenarioName;
   readonly contender: string;
+  /** The modelled base round trip; 0 for none. */
+  readonly rttMs: number;
+  /** Records of one run of the scenario (the sweep runs prefixes: bench/scenarios.ts). */
+  readonly records: number;
   readonly recordsPerSecond: Spread;
   readonly requestsPerRecord: number;
   readonly refusedPerRecord: number;
@@ -29,7 +32,12 @@ export interface AblationResult {
 }
 
 export interface BenchResults {
+  /** At rttMs 0: DynamoDB Local as it answers. */
   readonly scenarios: readonly ScenarioResult[];
+  /** At each swept rttMs above 0, in that order. */
+  readonly sweep: readonly ScenarioResult[];
+  readonly rttSweepMs: readonly number[];
+  readonly sweepRuns: number;
   readonly ablations: readonly AblationResult[];
   readonly ceiling: Ceiling;
   /** 1-minute load average when the measurements started and when they ended: other work on the machine. */
@@ -56,7 +64,9 @@ export function compareAblation(
   },
   runs: number,
 ): AblationResult {
-  const inRuns = measurements.filter((m) => m.run < runs && m.scenario === ablation.scenario);
+  const inRuns = measurements.filter(
+    (m) => m.run < runs && m.rttMs === 0 && m.scenario === ablation.scenario,
+  );
   const pick = (contender: string) => {
     const [result] = aggregate(inRuns.filter((m) => m.contender === contender));
     if (!result) throw new Error(`no ${contender} measurement on ${ablation.scenario}`);
@@ -72,7 +82,7 @@ export function compareAblation(
 export function aggregate(measurements: readonly DeliveryMeasurement[]): ScenarioResult[] {
   const groups = new Map<string, DeliveryMeasurement[]>();
   for (const measurement of measurements) {
-    const key = `${measurement.scenario}\u0000${measurement.contender}`;
+    const key = `${measurement.scenario}\u0000${measurement.contender}\u0000${measurement.rttMs}`;
     groups.set(key, [...(groups.get(key) ?? []), measurement]);
   }
   const partial = [...groups.values()].map((group) => {
@@ -87,6 +97,8 @@ export function aggregate(measurements: readonly DeliveryMeasurement[]): Scenari
     return {
       scenario: first.scenario,
       contender: first.contender,
+      rttMs: first.rttMs,
+      records: first.records,
       recordsPerSecond: spreadOf(group.map((m) => (m.records / m.milliseconds) * 1000)),
       // Per record over all runs: requests are deterministic, but retries would show here.
       requestsPerRecord: group.reduce((sum, m) => sum + m.tally.requests, 0) / records,
@@ -97,7 +109,9 @@ export function aggregate(measurements: readonly DeliveryMeasurement[]): Scenari
     };
   });
   return partial.map((result) => {
-    const powertools = partial.find((p) => p.scenario === result.scenario && p.contender === 'powertools');
+    const powertools = partial.find(
+      (p) => p.scenario === result.scenario && p.rttMs === result.rttMs && p.contender === 'powertools',
+    );
     return {
       ...result,
       ratioToPowertools: powertools
@@ -107,57 +121,6 @@ export function aggregate(measurements: readonly DeliveryMeasurement[]): Scenari
   });
 }
 
-export interface TargetCheck {
-  readonly target: string;
-  readonly measured: string;
-  readonly met: boolean;
-}
-
 /** 300 KB as the lead measures bundles (KiB: ~396 KB today is 405,285 bytes). */
 export const BUNDLE_LIMIT_BYTES = 300 * 1024;
 export const INIT_LIMIT_MS = 150;
-
-export function checkTargets(results: BenchResults): TargetCheck[] {
-  const find = (scenario: ScenarioName, contender: ContenderName) => {
-    const found = results.scenarios.find((r) => r.scenario === scenario && r.contender === contender);
-    if (!found) throw new Error(`no result for ${contender} on ${scenario}`);
-    return found;
-  };
-  const txNew = find('new-4p', 'inbox-tx');
-  const txRedelivery = find('redelivery-4p', 'inbox-tx');
-  const txKeys = find('keys-1p', 'inbox-tx');
-  const perKeyKeys = find('keys-1p', 'inbox-tx-per-key');
-  const keyRatio = perKeyKeys.recordsPerSecond.median / txKeys.recordsPerSecond.median;
-  return [
-    {
-      target: 'inbox-tx: at most 1.0 DynamoDB request per new record (new-4p)',
-      measured: txNew.requestsPerRecord.toFixed(3),
-      met: txNew.requestsPerRecord <= 1.0,
-    },
-    {
-      target: 'inbox-tx: at most 0.05 requests per record on redelivery (redelivery-4p)',
-      measured: txRedelivery.requestsPerRecord.toFixed(3),
-      met: txRedelivery.requestsPerRecord <= 0.05,
-    },
-    {
-      target: 'inbox-tx: at least 2x Powertools throughput on new-4p',
-      measured: `${txNew.ratioToPowertools.toFixed(2)}x`,
-      met: txNew.ratioToPowertools >= 2,
-    },
-    {
-      target: 'inbox-tx-per-key: at least 4x inbox-tx on keys-1p',
-      measured: `${keyRatio.toFixed(2)}x`,
-      met: keyRatio >= 4,
-    },
-    {
-      target: 'bundle: at most 300 KB minified (as deployed by lib/bundling.ts)',
-      measured: `${(results.bundle.bytes / 1024).toFixed(1)} KB (${results.bundle.bytes} bytes)`,
-      met: results.bundle.bytes <= BUNDLE_LIMIT_BYTES,
-    },
-    {
-      target: 'cold init: at most 150 ms median (import of the bundle)',
-      measured: `${results.coldInit.importMs.median.toFixed(1)} ms`,
-      met: results.coldInit.importMs.median <= INIT_LIMIT_MS,
-    },
-  ];
-}

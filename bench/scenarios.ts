@@ -8,20 +8,42 @@ import type { KafkaEvent } from '../lambdas/core/kafka-event.js';
 import { type Random, randomInt, seededRandom } from '../local/esm/seeded-random.js';
 import { kafkaEvent, type RecordSpec } from '../test/support/kafka-events.js';
 
-export const SCENARIO_NAMES = ['new-4p', 'redelivery-4p', 'dups20-4p', 'keys-1p'] as const;
+export const SCENARIO_NAMES = ['new-4p', 'redelivery-4p', 'dups20-4p', 'keys-1p', 'hot-1p'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+/**
+ * The records a batch of hot-1p holds: Lambda's default BatchSize for Kafka, and the KafkaConsumer
+ * construct's default (docs/aws-facts.md, lib/kafka-consumer-props.ts). A partition's batches are invoked
+ * one at a time, so a hot partition's throughput is what one container does batch after batch.
+ */
+export const HOT_BATCH_RECORDS = 100;
 
 export const SCENARIO_DESCRIPTIONS: Readonly<Record<ScenarioName, string>> = {
   'new-4p': '2,000 new records over 4 partitions (64 account keys per partition)',
   'redelivery-4p': 'the same 2,000 records delivered again to the same container: all duplicates',
   'dups20-4p': '2,000 records over 4 partitions, 20% of them in-batch copies of an earlier record',
   'keys-1p': '512 new records on one partition, 64 distinct account keys (8 each)',
+  'hot-1p': `5,000 new records on one partition over 500 account keys, in ${HOT_BATCH_RECORDS}-record batches (the ESM's default BatchSize) invoked one after another`,
 };
 
-/** One invocation of a sequence; only deliveries naming a scenario are timed and counted. */
+/**
+ * With a modelled network (rttMs > 0) a record costs milliseconds of waiting, and Powertools' four round trips
+ * at 20 ms would take minutes on the full scenarios: the sweep runs the first records of each partition of the
+ * very same workloads (same keys, same duplicates; hot-1p: its first batches), the same for every contender.
+ */
+export const SWEEP_RECORDS_PER_PARTITION: Readonly<Record<string, number>> = {
+  '4p': 100,
+  'keys-1p': 128,
+  'hot-1p': 2 * HOT_BATCH_RECORDS,
+};
+
+/** Full-size scenarios (RTT 0) or the prefixes the RTT sweep runs. */
+export type SequenceSize = 'full' | 'sweep';
+
+/** One scenario of a sequence: its batches, invoked one after another on the same container, timed together. */
 export interface Delivery {
   readonly scenario: ScenarioName;
-  readonly event: KafkaEvent;
+  readonly batches: readonly KafkaEvent[];
   readonly records: number;
 }
 
@@ -34,6 +56,11 @@ export interface Sequence {
   readonly deliveries: readonly Delivery[];
   /** Balance of each account once the sequence is done, every distinct event applied exactly once. */
   readonly expectedBalances: ReadonlyMap<string, number>;
+  /**
+   * At rttMs 0, run only in the first runs (as the ablations are): its slow contenders take half a minute
+   * each, and its question (what grouping buys a hot partition) is the sweep's.
+   */
+  readonly fewerRuns?: boolean;
 }
 
 interface OrderEvent {
@@ -55,9 +82,14 @@ export interface WorkloadOptions {
   readonly seed: number;
   readonly prefix: string;
   readonly noteBytes?: number;
+  /** Keep only each partition's first records (a prefix: same events, same keys), for the RTT sweep. */
+  readonly limitPerPartition?: number;
+  /** Split the records into batches of this many, in partition and offset order; one batch when absent. */
+  readonly batchRecords?: number;
 }
 
-export function buildSequences(): Sequence[] {
+export function buildSequences(size: SequenceSize = 'full'): Sequence[] {
+  const limit = (name: string) => (size === 'sweep' ? SWEEP_RECORDS_PER_PARTITION[name] : undefined);
   const fresh = orderWorkload({
     records: 2_000,
     partitions: 4,
@@ -65,6 +97,7 @@ export function buildSequences(): Sequence[] {
     duplicateShare: 0,
     seed: 1,
     prefix: 'n',
+    limitPerPartition: limit('4p'),
   });
   const dups = orderWorkload({
     records: 2_000,
@@ -73,6 +106,7 @@ export function buildSequences(): Sequence[] {
     duplicateShare: 0.2,
     seed: 2,
     prefix: 'd',
+    limitPerPartition: limit('4p'),
   });
   const keys = orderWorkload({
     records: 512,
@@ -81,31 +115,51 @@ export function buildSequences(): Sequence[] {
     duplicateShare: 0,
     seed: 3,
     prefix: 'k',
+    limitPerPartition: limit('keys-1p'),
+  });
+  const hot = orderWorkload({
+    records: 5_000,
+    partitions: 1,
+    keysPerPartition: 500,
+    duplicateShare: 0,
+    seed: 5,
+    prefix: 'h',
+    limitPerPartition: limit('hot-1p'),
+    batchRecords: HOT_BATCH_RECORDS,
   });
   return [
     {
       name: 'new then redelivered',
       deliveries: [
-        { scenario: 'new-4p', event: fresh.event, records: fresh.records },
-        { scenario: 'redelivery-4p', event: fresh.event, records: fresh.records },
+        { scenario: 'new-4p', batches: fresh.batches, records: fresh.records },
+        { scenario: 'redelivery-4p', batches: fresh.batches, records: fresh.records },
       ],
       expectedBalances: fresh.expectedBalances,
     },
     {
       name: 'in-batch duplicates',
-      deliveries: [{ scenario: 'dups20-4p', event: dups.event, records: dups.records }],
+      deliveries: [{ scenario: 'dups20-4p', batches: dups.batches, records: dups.records }],
       expectedBalances: dups.expectedBalances,
     },
     {
       name: 'one partition, many keys',
-      deliveries: [{ scenario: 'keys-1p', event: keys.event, records: keys.records }],
+      deliveries: [{ scenario: 'keys-1p', batches: keys.batches, records: keys.records }],
       expectedBalances: keys.expectedBalances,
+    },
+    {
+      name: 'one hot partition',
+      deliveries: [{ scenario: 'hot-1p', batches: hot.batches, records: hot.records }],
+      expectedBalances: hot.expectedBalances,
+      fewerRuns: true,
     },
   ];
 }
 
 export interface Workload {
+  /** Every record in one event. */
   readonly event: KafkaEvent;
+  /** The same records as the batches the options ask for (`[event]` unless `batchRecords` is set). */
+  readonly batches: readonly KafkaEvent[];
   readonly records: number;
   readonly expectedBalances: ReadonlyMap<string, number>;
 }
@@ -115,7 +169,6 @@ export function orderWorkload(options: WorkloadOptions): Workload {
   const random = seededRandom(options.seed);
   const note = options.noteBytes ? 'x'.repeat(options.noteBytes) : undefined;
   const perPartition: OrderEvent[][] = Array.from({ length: options.partitions }, () => []);
-  const expectedBalances = new Map<string, number>();
   for (let index = 0; index < options.records; index += 1) {
     const partition = index % options.partitions;
     const earlier = perPartition[partition] as OrderEvent[];
@@ -124,14 +177,26 @@ export function orderWorkload(options: WorkloadOptions): Workload {
       earlier.push(earlier[randomInt(random, earlier.length)] as OrderEvent);
       continue;
     }
-    const order = newOrder(options, random, partition, index, note);
-    earlier.push(order);
+    earlier.push(newOrder(options, random, partition, index, note));
+  }
+  const kept = perPartition.map((orders) => orders.slice(0, options.limitPerPartition ?? orders.length));
+  // Each distinct event applied once: a duplicate is the very same object as its first copy.
+  const expectedBalances = new Map<string, number>();
+  for (const order of new Set(kept.flat())) {
     expectedBalances.set(order.accountId, (expectedBalances.get(order.accountId) ?? 0) - order.amount);
   }
-  const specs = perPartition.flatMap((orders, partition) =>
+  const specs = kept.flatMap((orders, partition) =>
     orders.map((order, offset) => toRecordSpec(order, partition, offset)),
   );
-  return { event: kafkaEvent(specs), records: specs.length, expectedBalances };
+  const event = kafkaEvent(specs);
+  const size = options.batchRecords;
+  const batches =
+    size === undefined
+      ? [event]
+      : Array.from({ length: Math.ceil(specs.length / size) }, (_, index) =>
+          kafkaEvent(specs.slice(index * size, (index + 1) * size)),
+        );
+  return { event, batches, records: specs.length, expectedBalances };
 }
 
 function newOrder(

@@ -2,7 +2,13 @@ import type { DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import type { Context } from 'aws-lambda';
 import type { KafkaBatchResponse, KafkaEvent } from '../../lambdas/core/kafka-event.js';
 
-export const CONTENDER_NAMES = ['inbox-tx', 'inbox-tx-per-key', 'inbox-claim', 'powertools'] as const;
+export const CONTENDER_NAMES = [
+  'inbox-tx',
+  'inbox-tx-ungrouped',
+  'inbox-tx-per-key',
+  'inbox-claim',
+  'powertools',
+] as const;
 export type ContenderName = (typeof CONTENDER_NAMES)[number];
 
 /** Fresh tables for one sequence of deliveries. */
@@ -25,7 +31,7 @@ export interface Container {
 }
 
 export interface Contender {
-  /** A ContenderName for the four compared; a variant's own name for an ablation. */
+  /** A ContenderName for those compared; a variant's own name for an ablation. */
   readonly name: string;
   /** One line for the report: what this contender does per record. */
   readonly description: string;

@@ -1,10 +1,13 @@
+import { HANDLER_SETTINGS } from '../../lambdas/core/settings.js';
 import type { Contender } from './contender.js';
 import { inboxContender } from './inbox.js';
 import { powertoolsContender } from './powertools.js';
 
 const inboxTx = {
   name: 'inbox-tx',
-  description: 'transactional mode: one TransactWriteItems (inbox row + 2 updates) per new record',
+  description:
+    'transactional mode, default settings: a new record is its inbox row + 2 updates in a TransactWriteItems; ' +
+    `ready records of a partition share one (TRANSACT_GROUP_MAX_RECORDS, default ${HANDLER_SETTINGS.transactGroupMaxRecords.default})`,
   mode: 'transactional',
 } as const;
 
@@ -18,6 +21,12 @@ const inboxTxPerKey = {
 /** Every contender compared, in report order; each runs the same deliveries on fresh tables. */
 export const CONTENDERS: readonly Contender[] = [
   inboxContender(inboxTx),
+  inboxContender({
+    ...inboxTx,
+    name: 'inbox-tx-ungrouped',
+    description: 'transactional mode, TRANSACT_GROUP_MAX_RECORDS=1: one TransactWriteItems per new record',
+    settings: { transactGroupMaxRecords: 1 },
+  }),
   inboxContender(inboxTxPerKey),
   inboxContender({
     name: 'inbox-claim',

@@ -10,6 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 import { createLambdaContext, untilDeadline } from '../../local/esm/lambda-function.js';
 import type { Contender } from '../contenders/contender.js';
+import { attachNetworkModel } from '../network-model.js';
 import type { ScenarioName, Sequence } from '../scenarios.js';
 import { RequestCounter, type RequestTally } from './request-counter.js';
 import { createBenchTables, deleteBenchTables, readBalances } from './tables.js';
@@ -17,7 +18,10 @@ import { createBenchTables, deleteBenchTables, readBalances } from './tables.js'
 export interface DeliveryMeasurement {
   readonly contender: string;
   readonly scenario: ScenarioName;
+  /** The modelled base round trip (bench/network-model.ts); 0 for none. */
+  readonly rttMs: number;
   readonly records: number;
+  /** Wall time of the delivery's invocations, summed. */
   readonly milliseconds: number;
   /** CPU time of this process during the invocation: the contender's own cost, DynamoDB Local aside. */
   readonly cpuMilliseconds: number;
@@ -30,6 +34,8 @@ export interface SequenceRun {
   readonly runId: string;
   /** Also compare every account balance with the exactly-once expectation (a scan: not timed). */
   readonly verify: boolean;
+  /** The modelled base round trip; 0 leaves the client as it is. */
+  readonly rttMs: number;
 }
 
 /** Lambda's longest timeout: no record is ever deferred for lack of time. */
@@ -48,6 +54,7 @@ export async function runSequence(
   });
   const counter = new RequestCounter();
   counter.attach(client);
+  attachNetworkModel(client, run.rttMs);
   // Table names allow letters, digits, '_', '-' and '.'; contender names are prose.
   const tables = await createBenchTables(
     client,
@@ -58,27 +65,34 @@ export async function runSequence(
     const measurements: DeliveryMeasurement[] = [];
     for (const delivery of sequence.deliveries) {
       counter.reset();
-      const context = createLambdaContext(
-        { functionName: contender.name },
-        { requestId: randomUUID(), remainingMs: untilDeadline(Date.now() + INVOCATION_MS) },
-      );
-      const cpuBefore = process.cpuUsage();
-      const started = performance.now();
-      const response = await container.invoke(delivery.event, context);
-      const milliseconds = performance.now() - started;
-      const cpu = process.cpuUsage(cpuBefore);
-      if (response.batchItemFailures.length > 0) {
-        throw new Error(
-          `${contender.name} reported ${response.batchItemFailures.length} records on ${delivery.scenario}; ` +
-            'every record must succeed for the figures to mean anything',
+      let milliseconds = 0;
+      let cpuMicroseconds = 0;
+      // A partition's batches: the next one is invoked once the previous one has returned, as the ESM does.
+      for (const batch of delivery.batches) {
+        const context = createLambdaContext(
+          { functionName: contender.name },
+          { requestId: randomUUID(), remainingMs: untilDeadline(Date.now() + INVOCATION_MS) },
         );
+        const cpuBefore = process.cpuUsage();
+        const started = performance.now();
+        const response = await container.invoke(batch, context);
+        milliseconds += performance.now() - started;
+        const cpu = process.cpuUsage(cpuBefore);
+        cpuMicroseconds += cpu.user + cpu.system;
+        if (response.batchItemFailures.length > 0) {
+          throw new Error(
+            `${contender.name} reported ${response.batchItemFailures.length} records on ${delivery.scenario}` +
+              `${run.rttMs > 0 ? ` at rttMs ${run.rttMs}` : ''}; every record must succeed for the figures to mean anything`,
+          );
+        }
       }
       measurements.push({
         contender: contender.name,
         scenario: delivery.scenario,
+        rttMs: run.rttMs,
         records: delivery.records,
         milliseconds,
-        cpuMilliseconds: (cpu.user + cpu.system) / 1000,
+        cpuMilliseconds: cpuMicroseconds / 1000,
         tally: counter.tally(),
       });
     }

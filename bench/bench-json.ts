@@ -1,0 +1,61 @@
+/** docs/benchmarks.json: one row per scenario, contender and modelled round trip, and the deployed handler. */
+import { NETWORK_MODEL } from './network-model.js';
+import type { BenchResults, ScenarioResult } from './results.js';
+
+export interface BenchRow {
+  readonly scenario: string;
+  readonly contender: string;
+  /** The modelled base round trip in ms (bench/network-model.ts); 0 for none: DynamoDB Local as it answers. */
+  readonly rttMs: number;
+  /** Median over the runs. */
+  readonly recordsPerSecond: number;
+  readonly recordsPerSecondMin: number;
+  readonly recordsPerSecondMax: number;
+  readonly requestsPerRecord: number;
+  readonly wcuPerRecord: number;
+  readonly refusedPerRecord: number;
+  readonly ratioToPowertools: number;
+  /** Records of one run (the sweep runs the scenarios' first records: bench/scenarios.ts). */
+  readonly records: number;
+  readonly runs: number;
+}
+
+export interface BenchJson {
+  readonly scenarios: readonly BenchRow[];
+  readonly networkModel: typeof NETWORK_MODEL & { readonly rttSweepMs: readonly number[] };
+  readonly bundleBytes: number;
+  readonly initMs: number;
+  readonly peakRssMb: number;
+}
+
+export function toJson(results: BenchResults): BenchJson {
+  return {
+    scenarios: [...results.scenarios, ...results.sweep].map(toRow),
+    networkModel: { ...NETWORK_MODEL, rttSweepMs: results.rttSweepMs },
+    bundleBytes: results.bundle.bytes,
+    initMs: round(results.coldInit.importMs.median, 1),
+    peakRssMb: round(results.peakRss.peakRssMb, 1),
+  };
+}
+
+function toRow(r: ScenarioResult): BenchRow {
+  return {
+    scenario: r.scenario,
+    contender: r.contender,
+    rttMs: r.rttMs,
+    recordsPerSecond: round(r.recordsPerSecond.median, 1),
+    recordsPerSecondMin: round(r.recordsPerSecond.min, 1),
+    recordsPerSecondMax: round(r.recordsPerSecond.max, 1),
+    requestsPerRecord: round(r.requestsPerRecord, 4),
+    wcuPerRecord: round(r.wcuPerRecord, 4),
+    refusedPerRecord: round(r.refusedPerRecord, 4),
+    ratioToPowertools: round(r.ratioToPowertools, 3),
+    records: r.records,
+    runs: r.recordsPerSecond.samples,
+  };
+}
+
+export function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
