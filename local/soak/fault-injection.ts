@@ -31,7 +31,13 @@ export interface SdkRequest {
 }
 
 export interface JournalEntry {
+  /** When the answer came back: the order the journal is in. */
   readonly seq: number;
+  /**
+   * When the request was sent. Two requests in flight at once may have been applied in either order:
+   * DynamoDB applied this one somewhere between `sentSeq` and `seq`.
+   */
+  readonly sentSeq: number;
   readonly attempt: Attempt;
   readonly request: SdkRequest;
   /** Whether DynamoDB applied it (a failed condition or an injected fault before sending: not applied). */
@@ -52,8 +58,12 @@ export class Journal {
   constructor(sequence: Sequence) {
     this.#sequence = sequence;
   }
-  record(attempt: Attempt, request: SdkRequest, applied: boolean): void {
-    this.entries.push({ seq: this.#sequence.next(), attempt, request, applied });
+  /** A sequence number for a request about to be sent. */
+  sending(): number {
+    return this.#sequence.next();
+  }
+  record(attempt: Attempt, request: SdkRequest, applied: boolean, sentSeq: number): void {
+    this.entries.push({ seq: this.#sequence.next(), sentSeq, attempt, request, applied });
   }
   applied(filter: (entry: JournalEntry) => boolean): JournalEntry[] {
     return this.entries.filter((entry) => entry.applied && filter(entry));
@@ -160,17 +170,18 @@ async function intercept<T>(
   }
 
   let result: T;
+  const sentSeq = journal.sending();
   try {
     result = await send();
   } catch (error) {
-    if (write) journal.record(attempt, request, false);
+    if (write) journal.record(attempt, request, false, sentSeq);
     if (onTheWire) attempt.die('timed out; its last request landed late');
     throw error;
   }
   // Inside the deserialize step the answer is still raw HTTP: a failed condition is a 400 the
   // deserializer turns into an exception further out.
   const applied = write && httpStatus(result) < 300;
-  if (write) journal.record(attempt, request, applied);
+  if (write) journal.record(attempt, request, applied, sentSeq);
   if (onTheWire) attempt.die('timed out; its last request landed late');
   if (!applied) return result;
 

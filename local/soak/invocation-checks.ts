@@ -119,8 +119,10 @@ export class InvocationChecks {
       }
     }
     if (outcome.leaseLost) {
-      const ownSeq = own.at(-1)?.seq ?? -1;
-      const takenOver = claims.some((e) => e.attempt !== attempt && e.seq > ownSeq);
+      // Another attempt's claim answered after this attempt's own claim was sent may have been applied
+      // after it: the journal cannot order two claims in flight at once.
+      const ownSent = own.at(-1)?.sentSeq ?? -1;
+      const takenOver = claims.some((e) => e.attempt !== attempt && e.seq > ownSent);
       if (!takenOver) {
         this.#state.recorder.violate(
           'lease-lost-means-taken-over',
