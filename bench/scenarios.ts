@@ -34,7 +34,7 @@ export const SCENARIO_DESCRIPTIONS: Readonly<Record<ScenarioName, string>> = {
 export const SWEEP_RECORDS_PER_PARTITION: Readonly<Record<string, number>> = {
   '4p': 100,
   'keys-1p': 128,
-  'hot-1p': 2 * HOT_BATCH_RECORDS,
+  'hot-1p': 5 * HOT_BATCH_RECORDS,
 };
 
 /** Full-size scenarios (RTT 0) or the prefixes the RTT sweep runs. */

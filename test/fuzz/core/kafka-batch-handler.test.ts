@@ -10,6 +10,7 @@ import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import { InboxStoreError, InvalidEventError } from '../../../lambdas/core/errors.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
 import { isReported, type RecordOutcome } from '../../../lambdas/core/outcome.js';
+import { HANDLER_SETTINGS } from '../../../lambdas/core/settings.js';
 import { ordersConsumer, skipOtherTypes } from '../../../local/orders/orders-consumer.js';
 import { ManualClock } from '../../support/clocks.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
@@ -42,7 +43,7 @@ function engine(refuse: (key: string) => boolean = () => false) {
     leaseMarginMs: 10_000,
     partitionConcurrency: 4,
     // The default group size: groups form, are cut and fail as deployed.
-    transactGroupMaxRecords: 25,
+    transactGroupMaxRecords: HANDLER_SETTINGS.transactGroupMaxRecords.default,
     telemetry: {
       batchProcessed: (_summary, outcomes) => {
         observed = outcomes;

@@ -17,7 +17,7 @@ describe('readInboxConfig', () => {
       partitionConcurrency: 8,
       ordering: { by: 'partition' },
       completedKeyCacheSize: 10_000,
-      transactGroupMaxRecords: 25,
+      transactGroupMaxRecords: 100,
     });
   });
 
