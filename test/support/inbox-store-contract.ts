@@ -11,7 +11,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { utf8Prefix } from '../../lambdas/core/bounded-text.js';
 import type { EffectWrite, Lease } from '../../lambdas/core/effect.js';
-import type { ClaimResult, InboxEntry, InboxStore, QuarantineEntry } from '../../lambdas/core/inbox-store.js';
+import type {
+  ClaimResult,
+  CommitMember,
+  CommitResult,
+  InboxEntry,
+  InboxStore,
+  QuarantineEntry,
+} from '../../lambdas/core/inbox-store.js';
 import { ManualClock } from './clocks.js';
 
 /** What a store can show: `true`, or why it cannot (the case is then skipped, and says so). */
@@ -123,6 +130,10 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
       },
     });
     const remove = (pk: string): EffectWrite => ({ Delete: { TableName: h.appTableName, Key: { pk } } });
+
+    const limits = subject.capabilities.contentLimits;
+    const whenLimited = (title: string) =>
+      limits === true ? title : `${title} (skipped: ${limits.unsupported})`;
 
     describe('claim', () => {
       it('claims a new key: a lease for that key, with a fresh token and the asked deadline', async () => {
@@ -436,10 +447,6 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
         expect((await claim(entry('k1'))).kind).toBe('claimed');
       });
 
-      const limits = subject.capabilities.contentLimits;
-      const whenLimited = (title: string) =>
-        limits === true ? title : `${title} (skipped: ${limits.unsupported})`;
-
       it.skipIf(limits !== true)(
         whenLimited('rejects an effect item over 400 KB, writing nothing and leaving the key free'),
         async () => {
@@ -463,6 +470,283 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
           expect(result.kind).toBe('rejected');
           expect(await h.appItem('order#small')).toBeUndefined();
           expect(await h.holdsDedupRow('k1')).toBe(false);
+        },
+      );
+    });
+
+    describe('commitGroup', () => {
+      const member = (e: InboxEntry, writes: EffectWrite[] = []): CommitMember => ({ entry: e, writes });
+      const committed: CommitResult = { kind: 'committed' };
+      /** A result in a word, so that two swapped answers show. */
+      const summary = (result: CommitResult) =>
+        result.kind === 'business-rejected' ? `business-rejected@${result.writeIndex}` : result.kind;
+
+      it('commits a group of new records: every inbox row and every effect write', async () => {
+        await store.commit(entry('seed'), [put('account#a1', { balance: 5 }), put('cart#a1')]);
+
+        const results = await store.commitGroup([
+          member(entry('k1', 'hash-1', 'orders-0@1'), [
+            put('order#o1', { total: 10 }),
+            requireItem('account#a1'),
+          ]),
+          member(entry('k2', 'hash-2', 'orders-0@2'), [remove('cart#a1')]),
+          member(entry('k3', 'hash-3', 'orders-0@3')),
+          member(entry('k4', 'hash-4', 'orders-0@4'), [put('order#o4', { total: 4 }), put('audit#o4')]),
+        ]);
+
+        expect(results).toEqual([committed, committed, committed, committed]);
+        expect(await h.appItem('order#o1')).toEqual({ pk: 'order#o1', total: 10 });
+        expect(await h.appItem('account#a1')).toEqual({ pk: 'account#a1', balance: 5 });
+        expect(await h.appItem('cart#a1')).toBeUndefined();
+        expect(await h.appItem('order#o4')).toEqual({ pk: 'order#o4', total: 4 });
+        expect(await h.appItem('audit#o4')).toEqual({ pk: 'audit#o4' });
+        for (const [key, payloadHash, source] of [
+          ['k1', 'hash-1', 'orders-0@1'],
+          ['k2', 'hash-2', 'orders-0@2'],
+          ['k3', 'hash-3', 'orders-0@3'],
+          ['k4', 'hash-4', 'orders-0@4'],
+        ] as const) {
+          expect(await claim(entry(key, payloadHash))).toMatchObject({
+            kind: 'duplicate',
+            existing: { status: 'COMPLETED', payloadHash, source },
+          });
+        }
+      });
+
+      it('answers each member as commit alone would when a duplicate, a conflict, a live lease, a business rejection and taken-over rows sit among new records', async () => {
+        // A finished row that the group meets past its TTL; the other rows are written in the next window.
+        await store.commit(entry('k-old', 'hash-old', 'orders-0@1'), [put('order#old')]);
+        at(FIRST_EXPIRED_MS);
+        const windowEnd = Math.floor(clock.nowMs() / 1000) + TTL_SECONDS;
+        await store.commit(entry('k-dup', 'hash-1', 'orders-0@2'), [put('order#dup-first')]);
+        await store.commit(entry('k-conf', 'hash-1', 'orders-0@3'), []);
+        const staleUntil = clock.nowMs() + 1_000;
+        const stale = leaseOf(await store.claim(entry('k-stale', 'hash-1', 'orders-0@4'), staleUntil));
+        at(staleUntil + 1);
+        const liveWindowEnd = Math.floor(clock.nowMs() / 1000) + TTL_SECONDS;
+        const live = leaseOf(await store.claim(entry('k-live', 'hash-1', 'orders-0@5'), leaseFromNow()));
+
+        const results = await store.commitGroup([
+          member(entry('k-new1', 'hash-1', 'orders-1@1'), [put('order#new1')]),
+          member(entry('k-dup', 'hash-1', 'orders-1@2'), [put('order#dup')]),
+          member(entry('k-conf', 'hash-2', 'orders-1@3'), [put('order#conf')]),
+          member(entry('k-live', 'hash-1', 'orders-1@4'), [put('order#live')]),
+          member(entry('k-biz', 'hash-1', 'orders-1@5'), [put('order#biz'), requireItem('account#missing')]),
+          member(entry('k-stale', 'hash-1', 'orders-1@6'), [put('order#stale')]),
+          member(entry('k-old', 'hash-2', 'orders-1@7'), [put('order#old-again')]),
+          member(entry('k-new2', 'hash-1', 'orders-1@8'), [put('order#new2')]),
+        ]);
+
+        // What `commit` answers for each of these alone (the commit cases above).
+        expect(results).toEqual([
+          committed,
+          {
+            kind: 'duplicate',
+            existing: {
+              status: 'COMPLETED',
+              payloadHash: 'hash-1',
+              leaseUntilMs: undefined,
+              source: 'orders-0@2',
+              expiresAtSeconds: windowEnd,
+            },
+          },
+          {
+            kind: 'conflict',
+            existing: {
+              status: 'COMPLETED',
+              payloadHash: 'hash-1',
+              leaseUntilMs: undefined,
+              source: 'orders-0@3',
+              expiresAtSeconds: windowEnd,
+            },
+          },
+          {
+            kind: 'in-flight',
+            existing: {
+              status: 'IN_PROGRESS',
+              payloadHash: 'hash-1',
+              leaseUntilMs: live.leaseUntilMs,
+              leaseOwner: live.token,
+              source: 'orders-0@5',
+              expiresAtSeconds: liveWindowEnd,
+            },
+          },
+          { kind: 'business-rejected', writeIndex: 1, message: expect.any(String) },
+          committed,
+          committed,
+          committed,
+        ]);
+        // The committed members' rows and writes landed.
+        for (const pk of ['order#new1', 'order#stale', 'order#old-again', 'order#new2']) {
+          expect(await h.appItem(pk)).toEqual({ pk });
+        }
+        for (const [key, payloadHash, source] of [
+          ['k-new1', 'hash-1', 'orders-1@1'],
+          ['k-stale', 'hash-1', 'orders-1@6'],
+          ['k-old', 'hash-2', 'orders-1@7'],
+          ['k-new2', 'hash-1', 'orders-1@8'],
+        ] as const) {
+          expect(await claim(entry(key, payloadHash))).toMatchObject({
+            kind: 'duplicate',
+            existing: { status: 'COMPLETED', payloadHash, source },
+          });
+        }
+        expect(await store.complete(stale)).toBe('lease-lost');
+        // The others wrote nothing, and the rows they met are as they were.
+        for (const pk of ['order#dup', 'order#conf', 'order#live', 'order#biz']) {
+          expect(await h.appItem(pk)).toBeUndefined();
+        }
+        expect(await h.appItem('order#dup-first')).toEqual({ pk: 'order#dup-first' });
+        expect(await claim(entry('k-dup', 'hash-1'))).toMatchObject({
+          kind: 'duplicate',
+          existing: { source: 'orders-0@2' },
+        });
+        expect(await claim(entry('k-conf', 'hash-1'))).toMatchObject({
+          kind: 'duplicate',
+          existing: { source: 'orders-0@3' },
+        });
+        expect(await h.holdsDedupRow('k-biz')).toBe(false);
+        expect(await claim(entry('k-live'))).toMatchObject({
+          kind: 'in-flight',
+          existing: { leaseOwner: live.token, source: 'orders-0@5' },
+        });
+        expect(await store.complete(live)).toBe('completed');
+      });
+
+      it('answers a group of one as commit does', async () => {
+        expect(
+          await store.commitGroup([member(entry('k1', 'hash-1', 'orders-0@1'), [put('order#o1')])]),
+        ).toEqual([committed]);
+        expect(
+          await store.commitGroup([member(entry('k1', 'hash-1', 'orders-0@2'), [put('order#again')])]),
+        ).toEqual([
+          {
+            kind: 'duplicate',
+            existing: {
+              status: 'COMPLETED',
+              payloadHash: 'hash-1',
+              leaseUntilMs: undefined,
+              source: 'orders-0@1',
+              expiresAtSeconds: START_MS / 1000 + TTL_SECONDS,
+            },
+          },
+        ]);
+        expect(
+          await store.commitGroup([member(entry('k2'), [put('order#o2'), requireItem('account#missing')])]),
+        ).toEqual([{ kind: 'business-rejected', writeIndex: 1, message: expect.any(String) }]);
+        expect(await store.commitGroup([member(entry('k3'))])).toEqual([committed]);
+
+        expect(await h.appItem('order#o1')).toEqual({ pk: 'order#o1' });
+        expect(await h.appItem('order#again')).toBeUndefined();
+        expect(await h.appItem('order#o2')).toBeUndefined();
+        expect(await h.holdsDedupRow('k2')).toBe(false);
+        expect((await claim(entry('k3'))).kind).toBe('duplicate');
+      });
+
+      it('answers an empty group with no results', async () => {
+        expect(await store.commitGroup([])).toEqual([]);
+      });
+
+      it('answers in member order, whichever member settles first', async () => {
+        await store.commit(entry('k-dup', 'hash-1'), []);
+        await store.commit(entry('k-conf', 'hash-1'), []);
+
+        const results = await store.commitGroup([
+          member(entry('k-biz2'), [put('order#b2'), put('audit#b2'), requireItem('account#missing-2')]),
+          member(entry('k-conf', 'hash-2')),
+          member(entry('k-new'), [put('order#new')]),
+          member(entry('k-biz0'), [requireItem('account#missing-0'), put('order#b0')]),
+          member(entry('k-dup', 'hash-1')),
+          member(entry('k-last'), []),
+        ]);
+
+        expect(results.map(summary)).toEqual([
+          'business-rejected@2',
+          'conflict',
+          'committed',
+          'business-rejected@0',
+          'duplicate',
+          'committed',
+        ]);
+        expect(await h.appItem('order#new')).toEqual({ pk: 'order#new' });
+        expect(await h.appItem('order#b2')).toBeUndefined();
+        expect(await h.appItem('order#b0')).toBeUndefined();
+        expect((await claim(entry('k-last'))).kind).toBe('duplicate');
+      });
+
+      // The caller cuts groups where two members would touch one item. A store that meets one anyway still
+      // answers each member as if committed one after the other: DynamoDB refuses such a request outright and
+      // the store commits the members one by one. (DynamoDB Local refuses it only when no condition fails: it
+      // judges the actions in order, each seeing the ones before, and cancels the group with the reasons.)
+      it('answers each member, one after the other, when two members write one item', async () => {
+        const results = await store.commitGroup([
+          member(entry('k1'), [put('order#shared', { by: 'k1' })]),
+          member(entry('k2'), [put('order#k2')]),
+          member(entry('k3'), [put('order#shared', { by: 'k3' }), put('order#k3')]),
+        ]);
+
+        expect(results).toEqual([committed, committed, committed]);
+        expect(await h.appItem('order#shared')).toEqual({ pk: 'order#shared', by: 'k3' });
+        expect(await h.appItem('order#k2')).toEqual({ pk: 'order#k2' });
+        expect(await h.appItem('order#k3')).toEqual({ pk: 'order#k3' });
+        for (const key of ['k1', 'k2', 'k3']) expect((await claim(entry(key))).kind).toBe('duplicate');
+      });
+
+      it('rejects a later member whose condition fails on an item an earlier member of the group wrote', async () => {
+        const results = await store.commitGroup([
+          member(entry('k1'), [putIfAbsent('order#shared', { by: 'k1' })]),
+          member(entry('k2'), [put('order#k2')]),
+          member(entry('k3'), [putIfAbsent('order#shared', { by: 'k3' })]),
+        ]);
+
+        expect(results).toEqual([
+          committed,
+          committed,
+          { kind: 'business-rejected', writeIndex: 0, message: expect.any(String) },
+        ]);
+        expect(await h.appItem('order#shared')).toEqual({ pk: 'order#shared', by: 'k1' });
+        expect(await h.appItem('order#k2')).toEqual({ pk: 'order#k2' });
+        expect(await h.holdsDedupRow('k3')).toBe(false);
+      });
+
+      it('answers the second copy of a key as the first copy duplicate when one key comes twice', async () => {
+        const results = await store.commitGroup([
+          member(entry('k1', 'hash-1', 'orders-0@1'), [put('order#first')]),
+          member(entry('k2'), [put('order#k2')]),
+          member(entry('k1', 'hash-1', 'orders-0@2'), [put('order#second')]),
+        ]);
+
+        expect(results).toEqual([
+          committed,
+          committed,
+          {
+            kind: 'duplicate',
+            existing: expect.objectContaining({ status: 'COMPLETED', source: 'orders-0@1' }),
+          },
+        ]);
+        expect(await h.appItem('order#first')).toEqual({ pk: 'order#first' });
+        expect(await h.appItem('order#k2')).toEqual({ pk: 'order#k2' });
+        expect(await h.appItem('order#second')).toBeUndefined();
+      });
+
+      it.skipIf(limits !== true)(
+        whenLimited('rejects only the member whose item is over 400 KB; the others commit'),
+        async () => {
+          const results = await store.commitGroup([
+            member(entry('k1'), [put('order#o1')]),
+            member(entry('k2'), [put('order#small'), put('order#huge', { blob: 'x'.repeat(400 * 1024) })]),
+            member(entry('k3'), [put('order#o3')]),
+          ]);
+
+          expect(results).toEqual([
+            committed,
+            { kind: 'rejected', message: expect.stringMatching(/item size/i) },
+            committed,
+          ]);
+          expect(await h.appItem('order#o1')).toEqual({ pk: 'order#o1' });
+          expect(await h.appItem('order#o3')).toEqual({ pk: 'order#o3' });
+          expect(await h.appItem('order#small')).toBeUndefined();
+          expect(await h.holdsDedupRow('k2')).toBe(false);
         },
       );
     });

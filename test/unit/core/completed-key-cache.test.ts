@@ -126,6 +126,67 @@ describe('CachingInboxStore', () => {
     expect(inner.calls.filter((call) => call.operation === 'claim')).toHaveLength(4);
   });
 
+  describe('commitGroup', () => {
+    /** The setup, with the groups the wrapped store was asked for, by their keys. */
+    function groupSetup() {
+      const parts = setup();
+      const asked: string[][] = [];
+      const commitGroup = parts.inner.commitGroup.bind(parts.inner);
+      parts.inner.commitGroup = (members) => {
+        asked.push(members.map((member) => member.entry.dedupKey));
+        return commitGroup(members);
+      };
+      return { ...parts, asked };
+    }
+    const member = (dedupKey: string, payloadHash = 'h1') => ({
+      entry: entry(dedupKey, payloadHash),
+      writes: [],
+    });
+
+    it('answers a cached duplicate itself and asks the store for the other members only, answering in member order', async () => {
+      const { inner, store, asked } = groupSetup();
+      await store.commit({ ...entry('a'), source: 'orders-0@7' }, []);
+      await inner.commit(entry('x', 'h1'), []);
+
+      const results = await store.commitGroup([member('b'), member('a'), member('c'), member('x', 'h2')]);
+
+      expect(results).toEqual([
+        { kind: 'committed' },
+        {
+          kind: 'duplicate',
+          existing: expect.objectContaining({ status: 'COMPLETED', payloadHash: 'h1', source: 'orders-0@7' }),
+        },
+        { kind: 'committed' },
+        { kind: 'conflict', existing: expect.objectContaining({ payloadHash: 'h1' }) },
+      ]);
+      expect(asked).toEqual([['b', 'c', 'x']]);
+      expect(inner.calls.filter((call) => call.key === 'a')).toHaveLength(1);
+    });
+
+    it('remembers the keys a group committed and the duplicates the store reported, not its conflicts', async () => {
+      const { inner, store, asked } = groupSetup();
+      await inner.commit(entry('d'), []);
+      await inner.commit(entry('x', 'h1'), []);
+      await store.commitGroup([member('b'), member('d'), member('x', 'h2'), member('c')]);
+
+      const again = await store.commitGroup([member('c'), member('x', 'h2'), member('d'), member('b')]);
+
+      expect(again.map((result) => result.kind)).toEqual(['duplicate', 'conflict', 'duplicate', 'duplicate']);
+      expect(asked).toEqual([['b', 'd', 'x', 'c'], ['x']]);
+    });
+
+    it('asks the store nothing when every member is a cached duplicate', async () => {
+      const { store, asked } = groupSetup();
+      await store.commit(entry('a'), []);
+      await store.commit(entry('b'), []);
+
+      const results = await store.commitGroup([member('b'), member('a')]);
+
+      expect(results.map((result) => result.kind)).toEqual(['duplicate', 'duplicate']);
+      expect(asked).toEqual([]);
+    });
+  });
+
   it('asks the store again for a key evicted from a full cache', async () => {
     const { inner, store } = setup(1);
     await store.commit(entry('a'), []);
