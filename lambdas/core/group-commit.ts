@@ -51,6 +51,19 @@ export async function runLaneRecords(
   };
 
   const deadlineNear = () => options.remainingTimeMs() < options.deadlineMarginMs;
+  /**
+   * Commits the open group before a prepared record that cannot join it; the record's outcome when it must
+   * not start after all: a record of the group was reported, or the commit ran into the deadline margin
+   * (as when a record starts after the one before it finished).
+   */
+  const flushBefore = async (
+    prepared: { readonly settle: (outcome: RecordOutcome) => RecordOutcome },
+    record: DecodedRecord,
+  ): Promise<RecordOutcome | undefined> => {
+    if (!(await flush())) return prepared.settle(notStartedAfterFailure(record));
+    if (deadlineNear()) return prepared.settle(deferred(record));
+    return undefined;
+  };
   for (const [index, record] of records.entries()) {
     // The scheduler checked the deadline for the first record; later ones are checked here.
     if (index > 0 && deadlineNear()) break;
@@ -68,13 +81,9 @@ export async function runLaneRecords(
       continue;
     }
     if (prepared.kind === 'run-alone') {
-      if (!(await flush())) {
-        outcomes.push(prepared.settle(notStartedAfterFailure(record)));
-        break;
-      }
-      // The flush took time: as when a record starts after the one before it finished.
-      if (deadlineNear()) {
-        outcomes.push(prepared.settle(deferred(record)));
+      const stopped = await flushBefore(prepared, record);
+      if (stopped) {
+        outcomes.push(stopped);
         break;
       }
       const result = await prepared.run();
@@ -84,12 +93,9 @@ export async function runLaneRecords(
       continue;
     }
     if (!group.fits(prepared)) {
-      if (!(await flush())) {
-        outcomes.push(prepared.settle(notStartedAfterFailure(record)));
-        break;
-      }
-      if (deadlineNear()) {
-        outcomes.push(prepared.settle(deferred(record)));
+      const stopped = await flushBefore(prepared, record);
+      if (stopped) {
+        outcomes.push(stopped);
         break;
       }
     }
