@@ -8,9 +8,9 @@
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseFlags, positiveIntegerFlag } from '../local/cli/parse-flags.js';
-import { runCli } from '../local/cli/run-cli.js';
-import { UserError } from '../local/cli/user-error.js';
+import { parseFlags, positiveIntegerFlag } from '../lib/cli/parse-flags.js';
+import { runCli } from '../lib/cli/run-cli.js';
+import { UserError } from '../lib/cli/user-error.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables.js';

@@ -1,5 +1,5 @@
 /** Where the local tools keep their files: one definition, relative to the checkout. */
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, '..');
 
@@ -16,9 +16,4 @@ export const CACHE_DIRECTORY = join(PROJECT_ROOT, '.cache');
 export function displayPath(path: string): string {
   const inside = relative(PROJECT_ROOT, path);
   return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) ? inside : path;
-}
-
-/** Text (an error message, a program's output) with the project's own folder written relative to it. */
-export function withoutProjectRoot(text: string): string {
-  return text.replaceAll(`${PROJECT_ROOT}${sep}`, '').replaceAll(PROJECT_ROOT, '.');
 }

@@ -1,6 +1,6 @@
 /** `npm start`: the consumer end to end on this machine, verified. Flags: `npm start -- --help`. */
-import { ProgressPrinter } from '../cli/progress-printer.js';
-import { runCli } from '../cli/run-cli.js';
+import { ProgressPrinter } from '../../lib/cli/progress-printer.js';
+import { runCli } from '../../lib/cli/run-cli.js';
 import { demoHelp, parseDemoArgs } from './demo-options.js';
 import { runDemo } from './run-demo.js';
 import { formatSummary } from './summary.js';

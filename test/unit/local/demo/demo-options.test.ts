@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../../../../local/cli/user-error.js';
+import { UserError } from '../../../../lib/cli/user-error.js';
 import {
   DEFAULT_DEMO_OPTIONS,
   DemoUsageError,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProgressPrinter } from '../../../../local/cli/progress-printer.js';
+import { ProgressPrinter } from '../../../../lib/cli/progress-printer.js';
 
 function recorder(isTTY: boolean, columns?: number) {
   const chunks: string[] = [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeFailure, isVerbose } from '../../../../local/cli/run-cli.js';
-import { UserError } from '../../../../local/cli/user-error.js';
+import { describeFailure, isVerbose } from '../../../../lib/cli/run-cli.js';
+import { UserError } from '../../../../lib/cli/user-error.js';
 
 describe('describeFailure', () => {
   it('prints a person-fixable error as one line with the fix and exit code 2 when not verbose', () => {

@@ -1,10 +1,10 @@
 /**
- * How the local command-line tools (npm start, npm run bench, npm run soak) end: a person's mistake or a
+ * How the command-line tools (npm start, npm run bench, npm run soak, msk-inbox) end: a person's mistake or a
  * missing tool is one line with the fix (exit 2); anything else is one line too, with the stack trace
  * only under --verbose or DEBUG (exit 1); a reader that goes away (`npm start | head`) ends the run
  * quietly. Processes the tool started end with it, however it ends (local/process/exit-with-parent.mjs).
  */
-import { withoutProjectRoot } from '../project-paths.js';
+import { withoutPackageRoot } from './package-root.js';
 import { USAGE_EXIT_CODE, UserError } from './user-error.js';
 
 export interface CliMain {
@@ -67,7 +67,7 @@ export function runCli(main: CliMain, argv: readonly string[] = process.argv.sli
 }
 
 function messageOf(error: unknown): string {
-  const message = withoutProjectRoot(error instanceof Error ? error.message : String(error));
+  const message = withoutPackageRoot(error instanceof Error ? error.message : String(error));
   // One line: multi-line messages (a JVM's output, say) are for --verbose.
   return message.split('\n')[0] ?? message;
 }
