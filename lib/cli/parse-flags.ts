@@ -19,6 +19,20 @@ export function parseFlags(
   }
 }
 
+/** `parseArgs` (strict) for a command that takes arguments too (ids, say), with the same one-line errors. */
+export function parseCommandLine(
+  argv: readonly string[],
+  options: NonNullable<ParseArgsConfig['options']>,
+  helpHint: string,
+): { readonly values: FlagValues; readonly positionals: readonly string[] } {
+  try {
+    const parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });
+    return { values: parsed.values as FlagValues, positionals: parsed.positionals };
+  } catch (error) {
+    throw new UserError(`${(error as Error).message.split('. ')[0]} (${helpHint})`);
+  }
+}
+
 /** A whole number from 1 up, or `fallback` when the flag is absent. */
 export function positiveIntegerFlag(name: string, raw: string | undefined, fallback: number): number {
   return integerFlag(name, raw, fallback, 1);

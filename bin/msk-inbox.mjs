@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// `msk-inbox`, as package.json's `bin` names it. In a checkout (bin/msk-inbox.ts beside this file) it runs
+// the TypeScript through tsx, a devDependency, so no build step comes first and no stale dist/ is run;
+// in an installed package (which ships only dist/ and this file) it runs the built dist/bin/msk-inbox.js.
+import { existsSync } from 'node:fs';
+
+const source = new URL('./msk-inbox.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import(new URL('../dist/bin/msk-inbox.js', import.meta.url).href);
+}

@@ -1,0 +1,73 @@
+/**
+ * The flags every operator command shares and what they resolve to: the table, the consumer and a
+ * DynamoDB client. The consumer and the table default to the function's own variables (CONSUMER_NAME,
+ * INBOX_TABLE_NAME), so a shell set up like the function needs neither flag.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CONSUMER_NAME_PATTERN } from '../../lambdas/core/inbox-item.js';
+import { UserError } from '../cli/user-error.js';
+import type { QuarantineTarget } from './quarantine-table.js';
+
+export const COMMON_FLAGS = {
+  consumer: { type: 'string' },
+  table: { type: 'string' },
+  region: { type: 'string' },
+  endpoint: { type: 'string' },
+  profile: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const COMMON_HELP = `Common flags:
+  --consumer NAME   the consumer's name (default: $CONSUMER_NAME)
+  --table NAME      the inbox table (default: $INBOX_TABLE_NAME)
+  --region R        AWS region (default: the SDK's, e.g. $AWS_REGION; us-east-1 with --endpoint)
+  --endpoint URL    a DynamoDB Local endpoint, e.g. the one \`npm start -- --keep\` prints
+  --profile P       a profile of the shared AWS config (default: $AWS_PROFILE)
+  --json            machine-readable output on stdout
+  --verbose         stack traces for errors`;
+
+/** DynamoDB Local keeps tables per access key and region: the same fixed pair as `npm start` uses. */
+export const LOCAL_ENDPOINT_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+export const LOCAL_ENDPOINT_REGION = 'us-east-1';
+
+export interface OperatorTarget extends QuarantineTarget {
+  readonly region: string | undefined;
+  readonly endpoint: string | undefined;
+}
+
+type Values = Readonly<Record<string, string | boolean | undefined>>;
+
+export function operatorTarget(values: Values, env: NodeJS.ProcessEnv = process.env): OperatorTarget {
+  const consumer = stringFlag(values.consumer) ?? env.CONSUMER_NAME;
+  if (!consumer) throw new UserError('which consumer? pass --consumer NAME (or set CONSUMER_NAME)');
+  if (!CONSUMER_NAME_PATTERN.test(consumer)) {
+    throw new UserError(`--consumer ${consumer} is not a consumer name (1-64 of A-Z a-z 0-9 _ . -)`);
+  }
+  const tableName = stringFlag(values.table) ?? env.INBOX_TABLE_NAME;
+  if (!tableName) throw new UserError('which table? pass --table NAME (or set INBOX_TABLE_NAME)');
+  const endpoint = stringFlag(values.endpoint);
+  if (endpoint !== undefined && !/^https?:\/\/[^/]+/.test(endpoint)) {
+    throw new UserError(`--endpoint ${endpoint} is not a URL: e.g. http://127.0.0.1:8000`);
+  }
+  const region = stringFlag(values.region) ?? (endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION);
+  const profile = stringFlag(values.profile);
+  const client = new DynamoDBClient({
+    maxAttempts: 3,
+    ...(region === undefined ? {} : { region }),
+    ...(profile === undefined ? {} : { profile }),
+    ...(endpoint === undefined ? {} : { endpoint, credentials: LOCAL_ENDPOINT_CREDENTIALS }),
+  });
+  return {
+    client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    tableName,
+    consumer,
+    region,
+    endpoint,
+  };
+}
+
+function stringFlag(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

@@ -1,0 +1,63 @@
+/**
+ * The operator commands run in this process against DynamoDB Local (test/support/dynamodb.ts): a table
+ * seeded with real quarantine rows written by a real consumer (fixtures/orders-handler.ts).
+ */
+import { join } from 'node:path';
+import type { KafkaBatchResponse, KafkaEvent } from '../../../lambdas/core/kafka-event.js';
+import type { OperatorIo } from '../../../lib/operator/commands/operator-io.js';
+import { runOperator } from '../../../lib/operator/operator-main.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
+import { lambdaContext, ManualClock } from '../../support/clocks.js';
+import type { TestTables } from '../../support/dynamodb.js';
+
+export const CONSUMER = 'orders';
+export const HANDLER_FILE = join(import.meta.dirname, 'fixtures', 'orders-handler.ts');
+
+export interface Run {
+  readonly code: number;
+  readonly out: string;
+  readonly notes: string;
+}
+
+/** Runs one command line; `answer` is what a person types at a confirmation (undefined: no terminal). */
+export async function operator(
+  tables: TestTables,
+  endpoint: string,
+  argv: readonly string[],
+  answer?: string,
+): Promise<Run> {
+  const out: string[] = [];
+  const notes: string[] = [];
+  const io: OperatorIo = {
+    print: (text) => out.push(text),
+    note: (text) => notes.push(text),
+    ask: async () => answer,
+    nowMs: () => Date.now(),
+    user: () => 'test-operator',
+  };
+  const code = await runOperator(
+    [...argv, '--endpoint', endpoint, '--table', tables.inboxTableName, '--consumer', CONSUMER],
+    io,
+  );
+  return { code, out: out.join('\n'), notes: notes.join('\n') };
+}
+
+/** The function's environment for the fixture consumer, set before it is first imported. */
+export function useConsumerEnvironment(tables: TestTables, endpoint: string): void {
+  Object.assign(process.env, {
+    INBOX_TABLE_NAME: tables.inboxTableName,
+    CONSUMER_NAME: CONSUMER,
+    APP_TABLE_NAME: tables.appTableName,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    ORDERS_MAX_AMOUNT: '100',
+  });
+}
+
+/** Delivers an event to the fixture consumer, as the ESM would. */
+export async function deliver(event: KafkaEvent): Promise<KafkaBatchResponse> {
+  const { handler } = await import('./fixtures/orders-handler.js');
+  return handler(event, lambdaContext(new ManualClock(Date.now())));
+}
