@@ -149,6 +149,26 @@ describe('a team adopting the packed package in a project of its own', () => {
     expect(quarantined.map((row) => row.reason)).toEqual(['invalid-event']);
   });
 
+  it('lists that quarantined payment with the packed operator CLI, which runs the built dist/', async () => {
+    const installed = join(project, 'node_modules', 'msk-inbox');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    const bin = join(installed, manifest.bin['msk-inbox'] ?? '');
+    // Only the built CLI ships: the shim must not find TypeScript to run.
+    expect(readdirSync(join(installed, 'bin'))).toEqual(['msk-inbox.mjs']);
+    const { stdout } = await run(
+      process.execPath,
+      [bin, 'quarantine', 'list', '--json', '--endpoint', inject('dynamoDbEndpoint')],
+      {
+        cwd: project,
+        env: { PATH: process.env.PATH, CONSUMER_NAME: 'payments', INBOX_TABLE_NAME: tables.inboxTableName },
+      },
+    );
+    const listed = JSON.parse(stdout) as { rows: { id: string; reason: string }[] };
+    expect(listed.rows).toEqual([expect.objectContaining({ id: 'orders-0@2', reason: 'invalid-event' })]);
+  });
+
   it('calls the receipts service once per event, with the event id as its idempotency key', async () => {
     const calls: string[] = [];
     const server: Server = createServer((request, response) => {

@@ -1,0 +1,178 @@
+/**
+ * The real `msk-inbox` command (bin/msk-inbox.mjs, as `npx msk-inbox` runs it in this checkout), spawned:
+ * what a person sees on a mistake is one line on stderr naming the fix, with exit code 2, and stdout
+ * carries only the output. The commands' behaviour is tested in test/integration/operator/.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { decodeEvent } from '../../lambdas/core/decode-event.js';
+import { DynamoDbInboxStore } from '../../lambdas/core/dynamodb-inbox-store.js';
+import { PROJECT_ROOT } from '../../local/project-paths.js';
+import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { kafkaEvent } from '../support/kafka-events.js';
+
+const BIN = join(PROJECT_ROOT, 'bin', 'msk-inbox.mjs');
+const CONSUMER = 'orders';
+
+/** No credentials anywhere the SDK looks: not in the variables, not in files, not from a metadata service. */
+const WITHOUT_CREDENTIALS: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  HOME: '/nonexistent',
+  AWS_CONFIG_FILE: '/nonexistent/config',
+  AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
+  AWS_EC2_METADATA_DISABLED: 'true',
+};
+
+interface Spawned {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+async function mskInbox(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = WITHOUT_CREDENTIALS,
+): Promise<Spawned> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)('node', [BIN, ...args], { env, cwd: PROJECT_ROOT });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+let tables: TestTables;
+let local: string[];
+
+beforeAll(async () => {
+  tables = await createTestTables();
+  local = [
+    '--endpoint',
+    inject('dynamoDbEndpoint'),
+    '--table',
+    tables.inboxTableName,
+    '--consumer',
+    CONSUMER,
+  ];
+  // One row, as the consumer writes it.
+  const store = new DynamoDbInboxStore({
+    client: DynamoDBDocumentClient.from(tables.client),
+    tableName: tables.inboxTableName,
+    consumer: CONSUMER,
+    ttlSeconds: 3600,
+    clock: { nowMs: () => Date.now() },
+  });
+  const record = decodeEvent(kafkaEvent([{ offset: 7, value: { amount: 5 } }]))[0]?.records[0];
+  if (record === undefined) throw new Error('no record');
+  await store.quarantine({
+    coordinates: 'orders-0@7',
+    reason: 'missing-event-id',
+    message: 'no id',
+    record: record.raw,
+  });
+});
+
+/** Exit code 2 and exactly one line on stderr, nothing on stdout. */
+function expectOneLine(result: Spawned, line: string | RegExp): void {
+  expect(result.stdout).toBe('');
+  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(result.stderr.trimEnd()).toMatch(line);
+  expect(result.code).toBe(2);
+}
+
+describe('msk-inbox, spawned', () => {
+  it('lists the quarantined rows as a table, and as JSON', async () => {
+    const table = await mskInbox(['quarantine', 'list', ...local]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^orders-0@7\s+missing-event-id\s+/m);
+    const json = await mskInbox(['quarantine', 'list', '--json', ...local]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ total: 1, countsByReason: { 'missing-event-id': 1 } });
+  });
+
+  it('answers --help on every command', async () => {
+    for (const command of [
+      [],
+      ['quarantine'],
+      ...['list', 'show', 'replay', 'discard'].map((c) => ['quarantine', c]),
+    ]) {
+      const help = await mskInbox([...command, '--help']);
+      expect({ command, code: help.code }).toEqual({ command, code: 0 });
+      expect(help.stdout).toMatch(/^Usage: msk-inbox/);
+    }
+  });
+
+  it('names a bad id in one line', async () => {
+    expectOneLine(
+      await mskInbox(['quarantine', 'show', 'orders-0@8', ...local]),
+      /^msk-inbox: no quarantine row orders-0@8 for consumer orders in table inbox-\w+: `msk-inbox quarantine list` prints the ids$/,
+    );
+  });
+
+  it('names a missing table in one line', async () => {
+    expectOneLine(
+      await mskInbox([
+        'quarantine',
+        'list',
+        '--endpoint',
+        inject('dynamoDbEndpoint'),
+        '--table',
+        'nope',
+        '--consumer',
+        CONSUMER,
+      ]),
+      /^msk-inbox: table nope \(or its quarantine index\) not found at http:\/\/\S+: check --table, --region or --endpoint$/,
+    );
+  });
+
+  it('says there are no credentials in one line', async () => {
+    expectOneLine(
+      await mskInbox([
+        'quarantine',
+        'list',
+        '--table',
+        'inbox',
+        '--consumer',
+        CONSUMER,
+        '--region',
+        'us-east-1',
+      ]),
+      'msk-inbox: no AWS credentials found: set AWS_PROFILE (or --profile), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+    );
+  });
+
+  it('says nothing answers at an endpoint in one line', async () => {
+    expectOneLine(
+      await mskInbox([
+        'quarantine',
+        'list',
+        '--endpoint',
+        'http://127.0.0.1:9',
+        '--table',
+        't',
+        '--consumer',
+        CONSUMER,
+      ]),
+      /^msk-inbox: nothing answers at http:\/\/127\.0\.0\.1:9: is DynamoDB Local running\?/,
+    );
+  });
+
+  it('refuses mistakes in one line: an unknown flag, a missing consumer, discard without a terminal or --yes', async () => {
+    expectOneLine(await mskInbox(['quarantine', 'list', '--nope']), /^msk-inbox: Unknown option '--nope'/);
+    expectOneLine(
+      await mskInbox(['quarantine', 'list', '--table', 't']),
+      'msk-inbox: which consumer? pass --consumer NAME (or set CONSUMER_NAME)',
+    );
+    expectOneLine(
+      await mskInbox(['quarantine', 'discard', 'orders-0@7', ...local]),
+      'msk-inbox: discarding 1 record(s) needs a yes: run it in a terminal, or pass --yes',
+    );
+    expectOneLine(
+      await mskInbox(['quarantine', 'replay', 'orders-0@7', '--function', 'orders', ...local]),
+      'msk-inbox: --function is not there yet (phase 2): replay through --handler FILE for now',
+    );
+  });
+});
