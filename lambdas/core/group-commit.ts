@@ -145,12 +145,21 @@ async function commitMembers(
 }
 
 /** The records waiting to commit together, and what they already hold of one transaction. */
+/** What one record's commit takes of a transaction; worked out once per record. */
+interface Footprint {
+  readonly items: readonly string[];
+  readonly actions: number;
+  readonly bytes: number;
+}
+
 class OpenGroup {
   readonly #maxRecords: number;
   #members: Member[] = [];
   #items = new Set<string>();
   #actions = 0;
   #bytes = 0;
+  /** The footprint `fits` worked out, for the `add` that follows it. */
+  #last: { readonly member: Member; readonly footprint: Footprint } | undefined;
 
   constructor(maxRecords: number) {
     this.#maxRecords = maxRecords;
@@ -164,15 +173,18 @@ class OpenGroup {
     if (this.empty) return true;
     if (this.#members.length >= this.#maxRecords) return false;
     if (this.#actions + 1 + member.writes.length > TRANSACTION_LIMITS.actions) return false;
-    if (this.#bytes + bytesOf(member) > BYTES_BUDGET) return false;
-    return itemsOf(member).every((item) => !this.#items.has(item));
+    const footprint = this.#footprint(member);
+    if (this.#bytes + footprint.bytes > BYTES_BUDGET) return false;
+    return footprint.items.every((item) => !this.#items.has(item));
   }
 
   add(member: Member): void {
+    const footprint = this.#footprint(member);
     this.#members.push(member);
-    for (const item of itemsOf(member)) this.#items.add(item);
-    this.#actions += 1 + member.writes.length;
-    this.#bytes += bytesOf(member);
+    for (const item of footprint.items) this.#items.add(item);
+    this.#actions += footprint.actions;
+    this.#bytes += footprint.bytes;
+    this.#last = undefined;
   }
 
   close(): Member[] {
@@ -183,42 +195,45 @@ class OpenGroup {
     this.#bytes = 0;
     return members;
   }
+
+  #footprint(member: Member): Footprint {
+    if (this.#last?.member === member) return this.#last.footprint;
+    const footprint = footprintOf(member);
+    this.#last = { member, footprint };
+    return footprint;
+  }
 }
 
 /**
- * The items a record's commit touches: its inbox row, and each write's table and key. A Put names no key
- * apart from its item, so its identity is the item's `pk` and `sk` where present, else the whole item;
- * a collision missed that way is refused by DynamoDB, and the store then commits the group one by one.
+ * The items a record's commit touches (its inbox row, and each write's table and key) and its size. A Put
+ * names no key apart from its item, so its identity is the item's `pk` and `sk` where present, else the
+ * whole item; a collision missed that way is refused by DynamoDB, and the store then commits the group one
+ * by one.
  */
-function itemsOf(member: Member): string[] {
-  return [`inbox\u0000${member.entry.dedupKey}`, ...member.writes.map(itemOf)];
+function footprintOf(member: Member): Footprint {
+  const items = [`inbox\u0000${member.entry.dedupKey}`];
+  let bytes = INBOX_ROW_BYTES + Buffer.byteLength(member.entry.source);
+  for (const write of member.writes) {
+    items.push(itemOf(write));
+    bytes += Buffer.byteLength(JSON.stringify(write));
+  }
+  return { items, actions: 1 + member.writes.length, bytes };
 }
 
 function itemOf(write: EffectWrite): string {
   if ('Put' in write) {
     const { TableName, Item } = write.Put;
     const key = 'pk' in Item ? { pk: Item.pk, sk: Item.sk } : Item;
-    return `${TableName}\u0000${stableJson(key)}`;
+    return `${TableName}\u0000${keyText(key)}`;
   }
   const target = 'Update' in write ? write.Update : 'Delete' in write ? write.Delete : write.ConditionCheck;
-  return `${target.TableName}\u0000${stableJson(target.Key)}`;
+  return `${target.TableName}\u0000${keyText(target.Key)}`;
 }
 
-function bytesOf(member: Member): number {
-  return (
-    INBOX_ROW_BYTES +
-    Buffer.byteLength(member.entry.source) +
-    member.writes.reduce((sum, write) => sum + Buffer.byteLength(stableJson(write)), 0)
-  );
-}
-
-/** JSON with object keys sorted, so one key written in two orders is one item. */
-function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_, inner: unknown) =>
-    inner && typeof inner === 'object' && !Array.isArray(inner) && !Buffer.isBuffer(inner)
-      ? Object.fromEntries(
-          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : inner,
-  );
+/** A key's attributes in name order, so one key written in two orders is one item. */
+function keyText(key: Readonly<Record<string, unknown>>): string {
+  return Object.keys(key)
+    .sort()
+    .map((name) => `${name}=${JSON.stringify(key[name])}`)
+    .join('\u0001');
 }
