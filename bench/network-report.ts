@@ -64,7 +64,7 @@ conflicts between containers, and the Lambda function's slower CPU.
 
 With a modelled network a record costs milliseconds of waiting, so the sweep runs the first
 ${SWEEP_RECORDS_PER_PARTITION['4p']} records of each partition on the 4-partition scenarios, the first ${SWEEP_RECORDS_PER_PARTITION['keys-1p']} on keys-1p
-and the first ${SWEEP_RECORDS_PER_PARTITION['hot-1p']} (${SWEEP_RECORDS_PER_PARTITION['hot-1p'] / HOT_BATCH_RECORDS} batches) on hot-1p: the very same records, for every contender;
+and the first ${SWEEP_RECORDS_PER_PARTITION['hot-1p']} (${(SWEEP_RECORDS_PER_PARTITION['hot-1p'] ?? 0) / HOT_BATCH_RECORDS} batches) on hot-1p: the very same records, for every contender;
 ${results.sweepRuns} run${results.sweepRuns === 1 ? '' : 's'} per contender, scenario and rttMs (median). rttMs 0 is the full-size run above.
 
 ![records/s against the modelled round trip](benchmarks.svg)
