@@ -39,7 +39,8 @@ export async function loadLocalHandler(file: string, target: OperatorTarget): Pr
   // Set before the import: handlers read their configuration when they are created.
   Object.assign(process.env, functionEnvironment(target));
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // The outcome table names each record's reason; POWERTOOLS_LOG_LEVEL=INFO shows the handler's own logs.
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const module = (await quietly(() => import(pathToFileURL(path).href))) as Record<string, unknown>;
   const handler = module.handler ?? (module.default as Record<string, unknown> | undefined)?.handler;
   if (typeof handler !== 'function') {

@@ -29,6 +29,8 @@ export interface DemoOptions {
   readonly source: DemoSourceKind | undefined;
   /** With `source: 'kafka'`: brokers to use instead of starting the local mock cluster. */
   readonly kafkaBrokers: readonly string[] | undefined;
+  /** Leave the DynamoDB Local it starts running afterwards, for `msk-inbox` (kept-dynamodb.ts). */
+  readonly keep: boolean;
 }
 
 export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
@@ -52,6 +54,7 @@ export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   // The trigger is MSK: the demo speaks the Kafka protocol end to end wherever this machine can host a broker.
   source: undefined,
   kafkaBrokers: undefined,
+  keep: false,
 };
 
 interface Flag {
@@ -172,6 +175,12 @@ const FLAGS: readonly Flag[] = [
     help: 'use this DynamoDB (Local) instead of starting one',
   },
   { name: 'log-level', key: 'logLevel', kind: 'string', help: "the function's POWERTOOLS_LOG_LEVEL" },
+  {
+    name: 'keep',
+    key: 'keep',
+    kind: 'boolean',
+    help: 'leave DynamoDB Local running afterwards and print how to reach and stop it (for msk-inbox)',
+  },
 ];
 
 const UNSET_DEFAULTS: Partial<Record<keyof DemoOptions, string>> = {
@@ -244,6 +253,11 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
   }
   if (options.source === 'memory' && options.kafkaBrokers !== undefined) {
     problems.push('--brokers names a Kafka cluster: it cannot go with --source memory');
+  }
+  if (options.keep === true && options.dynamoDbEndpoint !== undefined) {
+    problems.push(
+      '--keep keeps the DynamoDB Local the demo starts: with --dynamodb-endpoint, yours stays anyway',
+    );
   }
   if (problems.length > 0) throw new DemoUsageError(problems.join('; '));
   return { help: false, options: options as unknown as DemoOptions };

@@ -2,7 +2,13 @@
 import { ProgressPrinter } from '../../lib/cli/progress-printer.js';
 import { runCli } from '../../lib/cli/run-cli.js';
 import { demoHelp, parseDemoArgs } from './demo-options.js';
-import { runDemo } from './run-demo.js';
+import {
+  demoTableNames,
+  type KeptDynamoDbLocal,
+  keptLines,
+  startKeptDynamoDbLocal,
+} from './kept-dynamodb.js';
+import { DEMO_CONSUMER_NAME, runDemo } from './run-demo.js';
 import { formatSummary } from './summary.js';
 
 // The pinned SDK warns once per process on Node 20 (docs/toolchain.md#pinned-versions); the notice is not the demo's news.
@@ -17,17 +23,35 @@ runCli({
       return 0;
     }
     const printer = new ProgressPrinter();
+    // --keep: the demo runs against a DynamoDB Local that outlives it; a run that fails keeps nothing.
+    let kept: KeptDynamoDbLocal | undefined;
+    const stopKept = () => kept?.stop();
+    if (parsed.options.keep) {
+      // Detached, the JVM would outlive a Ctrl-C: it goes with it.
+      process.once('SIGINT', () => {
+        stopKept();
+        process.exit(130);
+      });
+    }
     let result: Awaited<ReturnType<typeof runDemo>>;
     try {
-      result = await runDemo(parsed.options, {
-        progress: (line) => printer.log(line),
-        status: (line) => printer.status(line),
-      });
+      if (parsed.options.keep) kept = await startKeptDynamoDbLocal();
+      result = await runDemo(
+        { ...parsed.options, dynamoDbEndpoint: kept?.endpoint ?? parsed.options.dynamoDbEndpoint },
+        { progress: (line) => printer.log(line), status: (line) => printer.status(line) },
+      );
+    } catch (error) {
+      stopKept();
+      throw error;
     } finally {
       // A failure's message starts on a line of its own, not after the running count.
       printer.finish();
     }
     console.log(formatSummary(result));
+    if (kept) {
+      const lines = keptLines(kept, DEMO_CONSUMER_NAME, await demoTableNames(kept.endpoint));
+      console.log(lines.join('\n'));
+    }
     return result.verification.ok ? 0 : 1;
   },
   failureLine: (message) => `mismatch: the run failed before verification: ${message}`,

@@ -83,6 +83,16 @@ describe('parseDemoArgs', () => {
     );
   });
 
+  it('keeps DynamoDB Local with --keep, which cannot go with a DynamoDB of your own', () => {
+    expect(parseDemoArgs(['--keep'])).toEqual({
+      help: false,
+      options: { ...DEFAULT_DEMO_OPTIONS, keep: true },
+    });
+    expect(() => parseDemoArgs(['--keep', '--dynamodb-endpoint', 'http://127.0.0.1:8000'])).toThrow(
+      /^--keep keeps the DynamoDB Local the demo starts: with --dynamodb-endpoint, yours stays anyway \(npm start/,
+    );
+  });
+
   it('asks for help when given --help, and the help lists every flag', () => {
     expect(parseDemoArgs(['--help'])).toEqual({ help: true });
     for (const flag of [

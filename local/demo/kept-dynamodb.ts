@@ -1,0 +1,86 @@
+/**
+ * `npm start -- --keep`: a DynamoDB Local that outlives the demo, so an operator can try `msk-inbox` on
+ * the demo's quarantine rows. Unlike the one startDynamoDbLocal starts (which ends with its parent), this
+ * JVM is detached: it runs until `kill <pid>`. Its command line is startDynamoDbLocal's (server.ts).
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { localDynamoDbClient } from '../dynamodb-local/client.js';
+import { ensureDynamoDbLocalJar } from '../dynamodb-local/jar.js';
+import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
+import { answers, freePort } from '../dynamodb-local/server.js';
+
+export interface KeptDynamoDbLocal {
+  readonly endpoint: string;
+  readonly pid: number;
+  /** Ends it, for a run that failed: nothing is kept then. */
+  stop(): void;
+}
+
+const START_TIMEOUT_MS = 30_000;
+
+export async function startKeptDynamoDbLocal(): Promise<KeptDynamoDbLocal> {
+  assertJavaRuntime();
+  const jarDirectory = await ensureDynamoDbLocalJar();
+  const port = await freePort();
+  const jvm = spawn(
+    'java',
+    [
+      `-Djava.library.path=${join(jarDirectory, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(jarDirectory, 'DynamoDBLocal.jar'),
+      '-inMemory',
+      '-disableTelemetry',
+      '-port',
+      String(port),
+    ],
+    { detached: true, stdio: 'ignore', env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
+  );
+  jvm.unref();
+  const pid = jvm.pid;
+  if (pid === undefined) throw new Error('java did not start');
+  const stop = () => {
+    try {
+      process.kill(pid);
+    } catch {
+      // already gone
+    }
+  };
+  const endpoint = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await answers(endpoint))) {
+    if (Date.now() > deadline || jvm.exitCode !== null) {
+      stop();
+      throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${START_TIMEOUT_MS} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { endpoint, pid, stop };
+}
+
+/** The demo's table names on the kept instance: it holds only the demo's tables. */
+export async function demoTableNames(endpoint: string): Promise<{ inbox: string; app: string }> {
+  const { TableNames = [] } = await localDynamoDbClient(endpoint).send(new ListTablesCommand({}));
+  return {
+    inbox: TableNames.find((name) => name.startsWith('demo-inbox-')) ?? 'demo-inbox-?',
+    app: TableNames.find((name) => name.startsWith('demo-app-')) ?? 'demo-app-?',
+  };
+}
+
+/** What to print after a kept run: where it is, what to try, how to stop it. */
+export function keptLines(
+  kept: KeptDynamoDbLocal,
+  consumer: string,
+  tables: { inbox: string; app: string },
+): string[] {
+  const target = `--endpoint ${kept.endpoint} --consumer ${consumer} --table ${tables.inbox}`;
+  return [
+    '',
+    `DynamoDB Local is still running at ${kept.endpoint} (pid ${kept.pid}), with the demo's tables:`,
+    `  consumer ${consumer}, inbox table ${tables.inbox}, app table ${tables.app}`,
+    `  its quarantined records:  npx msk-inbox quarantine list ${target}`,
+    `  replay them:              APP_TABLE_NAME=${tables.app} npx msk-inbox quarantine replay --all --handler lambdas/order-consumer/handler.ts ${target}`,
+    `  stop it:                  kill ${kept.pid}`,
+  ];
+}
