@@ -3,9 +3,11 @@
  * (fixtures/orders-handler.ts) quarantined: what each outcome does to the row, the index and the app
  * table, and that --dry-run changes nothing.
  */
+import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
 import { UserError } from '../../../lib/cli/user-error.js';
+import { getRow, parkRow } from '../../../lib/operator/quarantine-table.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { CONSUMER, deliver, HANDLER_FILE, operator, useConsumerEnvironment } from './operator-harness.js';
@@ -113,6 +115,53 @@ describe('quarantine replay', () => {
     expect(results[0]?.outcome).toBe('duplicate');
     expect(await appliedCount('e14')).toBe(1);
     expect(await row('orders-0@14')).toMatchObject({ status: 'RESOLVED', replay_outcome: 'duplicate' });
+  });
+
+  it('puts a record back as it was when the consumer reports it or throws (failed, exit 1)', async () => {
+    const failing = join(import.meta.dirname, 'fixtures', 'failing-handler.ts');
+    const before = await row('orders-0@17');
+    const reported = await run('quarantine', 'replay', 'orders-0@17', '--handler', failing, '--json');
+    expect(reported.code).toBe(1);
+    expect(JSON.parse(reported.out).results[0]).toMatchObject({
+      outcome: 'failed',
+      detail: 'reported for retry by the consumer',
+    });
+    process.env.FAIL_BY_THROWING = 'true';
+    try {
+      const thrown = await run('quarantine', 'replay', 'orders-0@17', '--handler', failing, '--json');
+      expect(JSON.parse(thrown.out).results[0]).toMatchObject({
+        outcome: 'failed',
+        detail: 'the handler threw: downstream unavailable',
+      });
+    } finally {
+      delete process.env.FAIL_BY_THROWING;
+    }
+    const after = await row('orders-0@17');
+    expect(after).toEqual({
+      ...before,
+      replayed_at: expect.any(Number),
+      replay_attempts: 2,
+      replay_outcome: 'failed',
+      replay_detail: 'the handler threw: downstream unavailable',
+    });
+    expect(await listedIds()).toContain('orders-0@17');
+  });
+
+  it('finishes a replay that stopped after moving the row aside: the row is listed as replaying until then', async () => {
+    const target = { client: tables.documentClient, tableName: tables.inboxTableName, consumer: CONSUMER };
+    const parked = await getRow(target, 'orders-0@18');
+    expect(parked && (await parkRow(target, parked))).toBe(true);
+    const listed = JSON.parse((await run('quarantine', 'list', '--json')).out) as {
+      rows: { id: string; replaying: boolean }[];
+    };
+    expect(listed.rows.find((r) => r.id === 'orders-0@18')).toMatchObject({ replaying: true });
+    expect(await row('orders-0@18')).toBeUndefined();
+    process.env.ORDERS_MAX_AMOUNT = '1000';
+    const { results } = await replay('orders-0@18');
+    expect(results[0]?.outcome).toBe('applied');
+    expect(await row('orders-0@18')).toMatchObject({ status: 'RESOLVED', replay_attempts: 1 });
+    expect(await tables.get(tables.inboxTableName, `${CONSUMER}!replaying#orders-0@18`)).toBeUndefined();
+    expect(await appliedCount('e18')).toBe(1);
   });
 
   it('needs ids or --all, and --handler unless it is a dry run', async () => {
