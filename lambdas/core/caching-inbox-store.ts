@@ -41,6 +41,10 @@ export class CachingInboxStore implements InboxStore {
     this.#clock = options.clock;
   }
 
+  knownDuplicate(entry: InboxEntry): RowConflict | undefined {
+    return this.#cachedDuplicate(entry);
+  }
+
   async commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult> {
     const cached = this.#cachedDuplicate(entry);
     if (cached) return cached;

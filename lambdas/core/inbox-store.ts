@@ -60,6 +60,11 @@ export interface CommitMember {
 }
 
 export interface InboxStore {
+  /**
+   * A duplicate the store knows without asking DynamoDB (the container's cache of completed keys), so the
+   * record needs neither its effect's plan nor a place in a group; undefined when it would have to ask.
+   */
+  knownDuplicate?(entry: InboxEntry): RowConflict | undefined;
   /** Transactional mode: the inbox row as COMPLETED plus the effect's writes, atomically. */
   commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult>;
   /**

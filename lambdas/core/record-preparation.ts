@@ -10,7 +10,7 @@ import { type EffectWrite, MAX_EFFECT_WRITES } from './effect.js';
 import type { InboxEntry } from './inbox-store.js';
 import { isApplied, isReported, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
-import { claimAndRun, quarantine } from './record-settlement.js';
+import { claimAndRun, quarantine, rowConflictOutcome } from './record-settlement.js';
 
 /** The first copy of a dedup key in this batch; later copies wait for its outcome. */
 export interface FirstCopy {
@@ -116,12 +116,15 @@ async function planned(
 ): Promise<Prepared> {
   const settled = (result: RecordOutcome): Prepared => ({ kind: 'settled', outcome: result });
   try {
-    const plan = await options.effect({ record, dedupKey });
     const entry: InboxEntry = {
       dedupKey,
       payloadHash: record.payloadHash,
       source: `${record.topic}-${record.partition}@${record.offset}`,
     };
+    // A redelivery of a key this container saw completed: no plan, no group, no request.
+    const known = options.store.knownDuplicate?.(entry);
+    if (known) return settled(await rowConflictOutcome(record, known, dedupKey, options));
+    const plan = await options.effect({ record, dedupKey });
     switch (plan.kind) {
       case 'skip':
         return settled(outcome(record, 'skipped', { reason: plan.reason, dedupKey }));
