@@ -23,6 +23,7 @@ export function functionEnvironment(target: OperatorTarget): Record<string, stri
     INBOX_TABLE_NAME: target.tableName,
     CONSUMER_NAME: target.consumer,
     ...(target.region === undefined ? {} : { AWS_REGION: target.region }),
+    ...(target.profile === undefined ? {} : { AWS_PROFILE: target.profile }),
     ...(target.endpoint === undefined
       ? {}
       : {
@@ -41,7 +42,14 @@ export async function loadLocalHandler(file: string, target: OperatorTarget): Pr
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   // The outcome table names each record's reason; POWERTOOLS_LOG_LEVEL=INFO shows the handler's own logs.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-  const module = (await quietly(() => import(pathToFileURL(path).href))) as Record<string, unknown>;
+  const module = (await quietly(() => import(pathToFileURL(path).href)).catch((error: unknown) => {
+    if ((error as { code?: string }).code === 'ERR_UNKNOWN_FILE_EXTENSION') {
+      throw new UserError(`--handler ${file} is TypeScript: give the built bundle (.js or .mjs)`, {
+        cause: error,
+      });
+    }
+    throw error;
+  })) as Record<string, unknown>;
   const handler = module.handler ?? (module.default as Record<string, unknown> | undefined)?.handler;
   if (typeof handler !== 'function') {
     throw new UserError(`--handler ${file} exports no function named handler`);

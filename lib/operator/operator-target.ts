@@ -35,6 +35,7 @@ export const LOCAL_ENDPOINT_REGION = 'us-east-1';
 export interface OperatorTarget extends QuarantineTarget {
   readonly region: string | undefined;
   readonly endpoint: string | undefined;
+  readonly profile: string | undefined;
 }
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
@@ -65,6 +66,7 @@ export function operatorTarget(values: Values, env: NodeJS.ProcessEnv = process.
     consumer,
     region,
     endpoint,
+    profile,
   };
 }
 

@@ -127,11 +127,14 @@ export async function listQuarantined(
   return { rows, countsByReason };
 }
 
-/** The row with this id, or its copy moved aside by a replay that did not finish. */
+/**
+ * The row with this id. A copy moved aside by a replay that did not finish comes first: replaying it
+ * finishes that replay, folding in a row the record may have been quarantined under meanwhile.
+ */
 export async function getRow(target: QuarantineTarget, id: string): Promise<QuarantineRow | undefined> {
   const item =
-    (await getItem(target, quarantineRowKey(target.consumer, id))) ??
-    (await getItem(target, parkedRowKey(target.consumer, id)));
+    (await getItem(target, parkedRowKey(target.consumer, id))) ??
+    (await getItem(target, quarantineRowKey(target.consumer, id)));
   return item === undefined ? undefined : rowOf(target.consumer, item);
 }
 

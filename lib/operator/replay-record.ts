@@ -7,7 +7,8 @@
  *   quarantines again writes a fresh row there, with the new reason. The engine writes quarantine rows
  *   only where none is (`attribute_not_exists`), so with the old row in place it would be silent.
  * - Reported in the response (or the invocation threw): failed, the row goes back as it was.
- * - A fresh row under the key: quarantined again; it stays in the index with the new reason.
+ * - A fresh row under the key (written since the invocation began): quarantined again; it stays in the
+ *   index with the new reason.
  * - Otherwise the dedup row decides: COMPLETED before the replay means duplicate; COMPLETED only after it
  *   means applied; none means the consumer skipped it. All three leave the index, marked RESOLVED.
  */
@@ -75,6 +76,7 @@ export async function replayRow(
   }
 
   let failure: string | undefined;
+  const invokedAtMs = options.nowMs();
   try {
     const response = await options.invoke(rebuilt.event);
     if ((response?.batchItemFailures ?? []).length > 0) failure = 'reported for retry by the consumer';
@@ -85,7 +87,10 @@ export async function replayRow(
     [O.replayedAt]: options.nowMs(),
     [O.replayAttempts]: row.replayAttempts + 1,
   };
-  const fresh = await getItem(target, quarantineRowKey(target.consumer, id));
+  // Only a row this invocation wrote: one from before it came from a redelivery while the row was aside
+  // (a replay that stopped half way), and is overwritten below like the row it stands for.
+  const written = await getItem(target, quarantineRowKey(target.consumer, id));
+  const fresh = Number(written?.[A.quarantinedAt]) >= invokedAtMs ? written : undefined;
   if (fresh !== undefined) {
     const detail = `quarantined again: ${String(fresh[A.reason])}: ${String(fresh[A.error] ?? '')}`;
     await unparkRow(target, id, {

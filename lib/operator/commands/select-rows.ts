@@ -18,7 +18,14 @@ export async function selectRows(
   }
   if (!all && reason !== undefined) throw new UserError(`${command}: --reason goes with --all`);
   return withAwsAdvice(target, async () => {
-    if (all) return (await listQuarantined(target, { reason })).rows;
+    if (all) {
+      // One row per id: a copy moved aside by an unfinished replay stands for its id (see getRow).
+      const byId = new Map<string, QuarantineRow>();
+      for (const row of (await listQuarantined(target, { reason })).rows) {
+        if (!byId.has(row.id) || row.parked) byId.set(row.id, row);
+      }
+      return [...byId.values()];
+    }
     const rows: QuarantineRow[] = [];
     for (const id of new Set(ids)) {
       const row = await getRow(target, id);

@@ -40,6 +40,7 @@ beforeAll(async () => {
     { offset: 16, value: { event_id: 'e16', amount: 900 } },
     { offset: 17, value: { event_id: 'e17', amount: 300 } },
     { offset: 18, value: { event_id: 'e18', amount: 300 } },
+    { offset: 19, value: { event_id: 'e19', amount: 300 } },
   ];
   const response = await deliver(kafkaEvent(orders));
   expect(response.batchItemFailures).toEqual([]);
@@ -162,6 +163,22 @@ describe('quarantine replay', () => {
     expect(await row('orders-0@18')).toMatchObject({ status: 'RESOLVED', replay_attempts: 1 });
     expect(await tables.get(tables.inboxTableName, `${CONSUMER}!replaying#orders-0@18`)).toBeUndefined();
     expect(await appliedCount('e18')).toBe(1);
+  });
+
+  it('does not take a row a redelivery wrote while the row was aside for the outcome of a later replay', async () => {
+    const target = { client: tables.documentClient, tableName: tables.inboxTableName, consumer: CONSUMER };
+    const aside = await getRow(target, 'orders-0@19');
+    expect(aside && (await parkRow(target, aside))).toBe(true);
+    process.env.ORDERS_MAX_AMOUNT = '100';
+    await deliver(kafkaEvent([{ offset: 19, value: { event_id: 'e19', amount: 300 } }]));
+    expect(await row('orders-0@19')).toMatchObject({ status: 'QUARANTINED' });
+    process.env.ORDERS_MAX_AMOUNT = '1000';
+    const { results } = await replay('--all', '--reason', 'invalid-event', '--dry-run');
+    expect(results.filter((r) => r.id === 'orders-0@19')).toHaveLength(1);
+    expect((await replay('orders-0@19')).results[0]?.outcome).toBe('applied');
+    expect(await row('orders-0@19')).toMatchObject({ status: 'RESOLVED', replay_outcome: 'applied' });
+    expect(await tables.get(tables.inboxTableName, `${CONSUMER}!replaying#orders-0@19`)).toBeUndefined();
+    expect(await appliedCount('e19')).toBe(1);
   });
 
   it('needs ids or --all, and --handler unless it is a dry run', async () => {
