@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -8,24 +7,29 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { boundedString } from './bounded-text.js';
 import type { Clock } from './clock.js';
+import {
+  cancellationOutcome,
+  conditionFailureRow,
+  groupCancellation,
+  isNamed,
+  messageOf,
+  storeError,
+} from './dynamodb-refusals.js';
 import type { EffectWrite, Lease } from './effect.js';
-import { InboxStoreError } from './errors.js';
-import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS, type InboxStatus } from './inbox-item.js';
+import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS } from './inbox-item.js';
 import {
   type ClaimResult,
   type CommitMember,
   type CommitResult,
   classifyExistingRow,
-  type ExistingRow,
   type InboxEntry,
   type InboxStore,
   type QuarantineEntry,
 } from './inbox-store.js';
 import { QUARANTINE_LIMITS, quarantineItem, quarantineRowPk } from './quarantine-row.js';
-import { classifyStoreFailure, validationReason } from './store-failure.js';
+import { classifyStoreFailure } from './store-failure.js';
 
 export interface DynamoDbInboxStoreOptions {
   readonly client: DynamoDBDocumentClient;
@@ -290,128 +294,4 @@ export class DynamoDbInboxStore implements InboxStore {
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     };
   }
-}
-
-type CancellationReason = { Code?: string; Message?: string; Item?: unknown };
-
-/**
- * What a cancelled group's reasons settle: per member named by a failed condition, its result; or every
- * open member transient; or 'one-by-one' when the request itself was refused (no member is named).
- */
-function groupCancellation(
-  error: unknown,
-  owners: readonly [member: number, write: number][],
-  members: readonly CommitMember[],
-):
-  | 'one-by-one'
-  | { readonly kind: 'transient'; readonly message: string }
-  | { readonly kind: 'settled'; readonly results: Map<number, CommitResult> } {
-  if (!isNamed(error, 'TransactionCanceledException')) {
-    if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
-    throw storeError('commit', error);
-  }
-  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
-  if (!reasons) throw storeError('commit', error);
-  if (validationReason(error) !== undefined) {
-    if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
-    throw storeError('commit', error);
-  }
-  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
-  if (transient)
-    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
-  const results = new Map<number, CommitResult>();
-  reasons.forEach((reason, action) => {
-    const owner = owners[action];
-    if (!owner || reason.Code !== 'ConditionalCheckFailed') return;
-    const [member, write] = owner;
-    const payloadHash = (members[member] as CommitMember).entry.payloadHash;
-    if (write === -1) {
-      // The row's own condition is judged first, as in commit: a finished key is a duplicate whatever its writes say.
-      const existing = reason.Item ? toExistingRow(reason.Item) : undefined;
-      if (existing) results.set(member, classifyExistingRow(existing, payloadHash));
-    } else if (!results.has(member)) {
-      results.set(member, {
-        kind: 'business-rejected',
-        writeIndex: write,
-        message: reason.Message ?? 'an effect condition failed',
-      });
-    }
-  });
-  if (results.size === 0) throw storeError('commit', error);
-  return { kind: 'settled', results };
-}
-
-function cancellationOutcome(error: unknown, payloadHash: string): CommitResult {
-  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
-  if (!reasons) throw storeError('commit', error);
-  // Reasons come in action order: index 0 is the inbox row.
-  const inbox = reasons[0];
-  const invalid = validationReason(error);
-  if (invalid !== undefined) {
-    if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: invalid };
-    throw storeError('commit', error);
-  }
-  if (inbox?.Code === 'ConditionalCheckFailed') {
-    const existing = inbox.Item ? toExistingRow(inbox.Item) : undefined;
-    if (existing) return classifyExistingRow(existing, payloadHash);
-  }
-  const business = reasons.findIndex(
-    (reason, index) => index > 0 && reason.Code === 'ConditionalCheckFailed',
-  );
-  if (business > 0) {
-    return {
-      kind: 'business-rejected',
-      writeIndex: business - 1,
-      message: reasons[business]?.Message ?? 'an effect condition failed',
-    };
-  }
-  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
-  if (transient)
-    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
-  throw storeError('commit', error);
-}
-
-/** https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html */
-const TRANSIENT_CANCELLATIONS = new Set([
-  'TransactionConflict',
-  'ThrottlingError',
-  'ProvisionedThroughputExceeded',
-  'RequestLimitExceeded',
-]);
-
-function conditionFailureRow(error: unknown): ExistingRow | undefined {
-  if (!isNamed(error, 'ConditionalCheckFailedException')) return undefined;
-  const item = (error as { Item?: unknown }).Item;
-  // Without the old item the cause is unknown; the caller treats it as a store error.
-  return item ? toExistingRow(item) : undefined;
-}
-
-/** ALL_OLD comes back as raw AttributeValues even through the DocumentClient. */
-function toExistingRow(item: unknown): ExistingRow | undefined {
-  const row = unmarshall(item as Record<string, AttributeValue>);
-  const status = row[A.status];
-  if (status !== INBOX_STATUS.inProgress && status !== INBOX_STATUS.completed) return undefined;
-  return {
-    status: status as InboxStatus,
-    payloadHash: typeof row[A.payloadHash] === 'string' ? row[A.payloadHash] : undefined,
-    leaseUntilMs: typeof row[A.leaseUntil] === 'number' ? row[A.leaseUntil] : undefined,
-    source: typeof row[A.source] === 'string' ? row[A.source] : undefined,
-    expiresAtSeconds: typeof row[A.expiresAt] === 'number' ? row[A.expiresAt] : undefined,
-    leaseOwner: typeof row[A.leaseOwner] === 'string' ? row[A.leaseOwner] : undefined,
-  };
-}
-
-function isNamed(error: unknown, name: string): boolean {
-  return error instanceof Error && error.name === name;
-}
-
-function storeError(operation: string, error: unknown): InboxStoreError {
-  const detail = messageOf(error);
-  // A content refusal outside a commit (a bug: every row the store writes is bounded) is not retried as if transient.
-  const failureClass = classifyStoreFailure(error) === 'transient' ? 'transient' : 'systemic';
-  return new InboxStoreError(`DynamoDB ${operation} failed: ${detail}`, { cause: error, failureClass });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

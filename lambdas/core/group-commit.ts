@@ -11,7 +11,7 @@
  * records run one by one. After a group with a reported record nothing more is started: the scheduler
  * reports the rest.
  */
-import type { BatchProcessorOptions, BatchState } from './batch-processor.js';
+import type { BatchProcessorOptions, BatchState } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import type { EffectWrite } from './effect.js';
 import { isApplied, isReported, type RecordOutcome } from './outcome.js';

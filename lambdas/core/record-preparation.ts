@@ -3,7 +3,7 @@
  * rejections settle here; copies of a key seen earlier in the batch are resolved against the first copy;
  * a transactional plan comes back as a commit for the group (group-commit.ts) to send.
  */
-import type { BatchProcessorOptions, BatchState } from './batch-processor.js';
+import type { BatchProcessorOptions, BatchState, FirstCopy } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import { deriveDedupKey } from './dedup-key.js';
 import { type EffectWrite, MAX_EFFECT_WRITES } from './effect.js';
@@ -11,15 +11,6 @@ import type { InboxEntry } from './inbox-store.js';
 import { isApplied, isReported, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
 import { claimAndRun, quarantine, rowConflictOutcome } from './record-settlement.js';
-
-/** The first copy of a dedup key in this batch; later copies wait for its outcome. */
-export interface FirstCopy {
-  readonly payloadHash: string;
-  readonly coordinates: string;
-  readonly outcome: Promise<RecordOutcome>;
-  /** Its outcome, once it has one. */
-  settled: RecordOutcome | undefined;
-}
 
 export type Prepared =
   /** Settled without a commit. */

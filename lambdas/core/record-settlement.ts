@@ -1,5 +1,5 @@
 /** How a record ends once its plan is known: the store's answers turned into outcomes, quarantine, leases. */
-import type { BatchProcessorOptions, BatchState } from './batch-processor.js';
+import type { BatchProcessorOptions, BatchState } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import type { EffectPlan } from './effect.js';
 import { EffectRejectedError } from './errors.js';

@@ -6,6 +6,7 @@
  * run on every answer (invocation-checks.ts) and on the end state (final-state.ts).
  */
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { OutcomeStatus } from '../../lambdas/core/outcome.js';
 import { InMemoryLog } from '../esm/in-memory-log.js';
 import { VirtualTime } from './attempt.js';
 import { Driver } from './driver.js';
@@ -15,7 +16,7 @@ import { FinalState } from './final-state.js';
 import { InvocationChecks } from './invocation-checks.js';
 import { Recorder, type RunState } from './run-state.js';
 import { EPOCH_MS, type RecordSpec, type Schedule } from './schedule.js';
-import { type ScheduleResult, type SoakTarget, scheduleResult } from './schedule-result.js';
+import type { ScheduleResult, SoakTarget, WindowCause } from './schedule-result.js';
 import { Workload } from './workload.js';
 
 export type { ScheduleResult, SoakTarget, Violation, WindowCause } from './schedule-result.js';
@@ -101,4 +102,60 @@ async function seedRows(state: RunState): Promise<void> {
     );
     state.recorder.count(`seeded:${row.kind}`);
   }
+}
+
+function scheduleResult(state: RunState, finalState: FinalState): ScheduleResult {
+  const { schedule, workload, recorder } = state;
+  const finalOutcomes: Partial<Record<OutcomeStatus, number>> = {};
+  for (const outcome of state.finalOutcomes.values()) {
+    finalOutcomes[outcome.status] = (finalOutcomes[outcome.status] ?? 0) + 1;
+  }
+  const windowHits: Partial<Record<WindowCause, number>> = {};
+  let extraApplications = 0;
+  if (schedule.mode === 'side-effect') {
+    schedule.events.forEach((_, i) => {
+      const key = workload.eventId(i);
+      const applications = state.ledger.applicationsOf(key);
+      extraApplications += Math.max(0, applications.length - 1);
+      for (const application of applications.slice(0, -1)) {
+        const cause = finalState.windowCause(application.attempt, key, application.timedOutAfterApply);
+        if (cause) windowHits[cause] = (windowHits[cause] ?? 0) + 1;
+      }
+    });
+  }
+  const orders = schedule.records.filter((r) => r.kind === 'order');
+  return {
+    seed: schedule.seed,
+    mode: schedule.mode,
+    beyondBound: schedule.beyondBound,
+    violations: recorder.violations,
+    faults: recorder.faults,
+    figures: {
+      events: schedule.events.length,
+      records: schedule.records.length,
+      producerDuplicates: orders.length - schedule.events.length,
+      payloadConflicts: orders.filter((r) => r.variant === 'conflict').length,
+      malformedRecords: schedule.records.length - orders.length,
+      seededRows: schedule.seededRows.length,
+      invocations: state.counters.invocations,
+      deliveredRecords: state.counters.deliveredRecords,
+      settleRounds: state.counters.settleRounds,
+      finalOutcomes,
+      effectApplications: state.ledger.applications.length,
+      extraApplications,
+      windowHits,
+      concurrentRuns: state.ledger.concurrentRuns.length,
+      leaseTakeovers: finalState.leaseTakeovers(),
+      ...groupCommits(state),
+    },
+    trace: recorder.traceLines,
+  };
+}
+
+function groupCommits(state: RunState): { groupCommits: number; groupedRecords: number } {
+  const groups = state.journal.applied((e) => e.request.operation === 'commit' && e.request.pks.length > 1);
+  return {
+    groupCommits: groups.length,
+    groupedRecords: groups.reduce((n, e) => n + e.request.pks.length, 0),
+  };
 }

@@ -1,0 +1,139 @@
+/**
+ * Reading DynamoDB's refusals: a failed condition's old row (ALL_OLD), a cancelled transaction's reasons
+ * (one per action, in order), and the errors the store turns into inbox outcomes or an InboxStoreError.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { InboxStoreError } from './errors.js';
+import { INBOX_ATTRIBUTES as A, INBOX_STATUS, type InboxStatus } from './inbox-item.js';
+import {
+  type CommitMember,
+  type CommitResult,
+  classifyExistingRow,
+  type ExistingRow,
+} from './inbox-store.js';
+import { classifyStoreFailure, validationReason } from './store-failure.js';
+
+type CancellationReason = { Code?: string; Message?: string; Item?: unknown };
+
+/**
+ * What a cancelled group's reasons settle: per member named by a failed condition, its result; or every
+ * open member transient; or 'one-by-one' when the request itself was refused (no member is named).
+ */
+export function groupCancellation(
+  error: unknown,
+  owners: readonly [member: number, write: number][],
+  members: readonly CommitMember[],
+):
+  | 'one-by-one'
+  | { readonly kind: 'transient'; readonly message: string }
+  | { readonly kind: 'settled'; readonly results: Map<number, CommitResult> } {
+  if (!isNamed(error, 'TransactionCanceledException')) {
+    if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
+    throw storeError('commit', error);
+  }
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if (!reasons) throw storeError('commit', error);
+  if (validationReason(error) !== undefined) {
+    if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
+    throw storeError('commit', error);
+  }
+  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
+  if (transient)
+    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  const results = new Map<number, CommitResult>();
+  reasons.forEach((reason, action) => {
+    const owner = owners[action];
+    if (!owner || reason.Code !== 'ConditionalCheckFailed') return;
+    const [member, write] = owner;
+    const payloadHash = (members[member] as CommitMember).entry.payloadHash;
+    if (write === -1) {
+      // The row's own condition is judged first, as in commit: a finished key is a duplicate whatever its writes say.
+      const existing = reason.Item ? toExistingRow(reason.Item) : undefined;
+      if (existing) results.set(member, classifyExistingRow(existing, payloadHash));
+    } else if (!results.has(member)) {
+      results.set(member, {
+        kind: 'business-rejected',
+        writeIndex: write,
+        message: reason.Message ?? 'an effect condition failed',
+      });
+    }
+  });
+  if (results.size === 0) throw storeError('commit', error);
+  return { kind: 'settled', results };
+}
+
+export function cancellationOutcome(error: unknown, payloadHash: string): CommitResult {
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if (!reasons) throw storeError('commit', error);
+  // Reasons come in action order: index 0 is the inbox row.
+  const inbox = reasons[0];
+  const invalid = validationReason(error);
+  if (invalid !== undefined) {
+    if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: invalid };
+    throw storeError('commit', error);
+  }
+  if (inbox?.Code === 'ConditionalCheckFailed') {
+    const existing = inbox.Item ? toExistingRow(inbox.Item) : undefined;
+    if (existing) return classifyExistingRow(existing, payloadHash);
+  }
+  const business = reasons.findIndex(
+    (reason, index) => index > 0 && reason.Code === 'ConditionalCheckFailed',
+  );
+  if (business > 0) {
+    return {
+      kind: 'business-rejected',
+      writeIndex: business - 1,
+      message: reasons[business]?.Message ?? 'an effect condition failed',
+    };
+  }
+  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
+  if (transient)
+    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  throw storeError('commit', error);
+}
+
+/** https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html */
+const TRANSIENT_CANCELLATIONS = new Set([
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+]);
+
+export function conditionFailureRow(error: unknown): ExistingRow | undefined {
+  if (!isNamed(error, 'ConditionalCheckFailedException')) return undefined;
+  const item = (error as { Item?: unknown }).Item;
+  // Without the old item the cause is unknown; the caller treats it as a store error.
+  return item ? toExistingRow(item) : undefined;
+}
+
+/** ALL_OLD comes back as raw AttributeValues even through the DocumentClient. */
+function toExistingRow(item: unknown): ExistingRow | undefined {
+  const row = unmarshall(item as Record<string, AttributeValue>);
+  const status = row[A.status];
+  if (status !== INBOX_STATUS.inProgress && status !== INBOX_STATUS.completed) return undefined;
+  return {
+    status: status as InboxStatus,
+    payloadHash: typeof row[A.payloadHash] === 'string' ? row[A.payloadHash] : undefined,
+    leaseUntilMs: typeof row[A.leaseUntil] === 'number' ? row[A.leaseUntil] : undefined,
+    source: typeof row[A.source] === 'string' ? row[A.source] : undefined,
+    expiresAtSeconds: typeof row[A.expiresAt] === 'number' ? row[A.expiresAt] : undefined,
+    leaseOwner: typeof row[A.leaseOwner] === 'string' ? row[A.leaseOwner] : undefined,
+  };
+}
+
+export function isNamed(error: unknown, name: string): boolean {
+  return error instanceof Error && error.name === name;
+}
+
+export function storeError(operation: string, error: unknown): InboxStoreError {
+  const detail = messageOf(error);
+  // A content refusal outside a commit (a bug: every row the store writes is bounded) is not retried as if transient.
+  const failureClass = classifyStoreFailure(error) === 'transient' ? 'transient' : 'systemic';
+  return new InboxStoreError(`DynamoDB ${operation} failed: ${detail}`, { cause: error, failureClass });
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
