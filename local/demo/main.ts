@@ -1,4 +1,5 @@
 /** `npm start`: the consumer end to end on this machine, verified. Flags: `npm start -- --help`. */
+import { constants } from 'node:os';
 import { ProgressPrinter } from '../../lib/cli/progress-printer.js';
 import { runCli } from '../../lib/cli/run-cli.js';
 import { demoHelp, parseDemoArgs } from './demo-options.js';
@@ -27,15 +28,19 @@ runCli({
     let kept: KeptDynamoDbLocal | undefined;
     const stopKept = () => kept?.stop();
     if (parsed.options.keep) {
-      // Detached, the JVM would outlive a Ctrl-C: it goes with it.
-      process.once('SIGINT', () => {
-        stopKept();
-        process.exit(130);
-      });
+      // Detached, the JVM would outlive a run that ends early (an error, Ctrl-C, SIGTERM, a closed pipe):
+      // it goes with it. Only a run that gets to print how to reach it leaves it running.
+      process.on('exit', stopKept);
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+        process.once(signal, () => process.exit(128 + constants.signals[signal]));
+      }
     }
     let result: Awaited<ReturnType<typeof runDemo>>;
     try {
-      if (parsed.options.keep) kept = await startKeptDynamoDbLocal();
+      if (parsed.options.keep) {
+        kept = await startKeptDynamoDbLocal();
+        printer.log(`DynamoDB Local to keep: ${kept.endpoint} (pid ${kept.pid})`);
+      }
       result = await runDemo(
         { ...parsed.options, dynamoDbEndpoint: kept?.endpoint ?? parsed.options.dynamoDbEndpoint },
         { progress: (line) => printer.log(line), status: (line) => printer.status(line) },
@@ -51,6 +56,7 @@ runCli({
     if (kept) {
       const lines = keptLines(kept, DEMO_CONSUMER_NAME, await demoTableNames(kept.endpoint));
       console.log(lines.join('\n'));
+      process.off('exit', stopKept);
     }
     return result.verification.ok ? 0 : 1;
   },

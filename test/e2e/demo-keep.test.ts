@@ -3,7 +3,7 @@
  * the kept DynamoDB Local holds the demo's poison records, `msk-inbox quarantine list` lists them, a replay
  * through the demo's own handler quarantines them again, and the printed `kill` line stops it.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -92,5 +92,27 @@ describe('npm start -- --keep', () => {
 
     process.kill(keptPid);
     expect(await endsWithin(keptPid, 10_000)).toBe(true);
+  }, 120_000);
+
+  it('keeps nothing when the run ends early: SIGTERM stops the DynamoDB Local it meant to keep', async () => {
+    const demo = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'local/demo/main.ts', '--keep', '--source', 'memory', '--events', '50000'],
+      { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    const pid = await new Promise<number>((resolve) => {
+      demo.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /DynamoDB Local to keep: \S+ \(pid (\d+)\)/.exec(output);
+        if (match) resolve(Number(match[1]));
+      });
+    });
+    keptPid = pid;
+    expect(isAlive(pid)).toBe(true);
+    const exited = new Promise<number | null>((resolve) => demo.on('exit', (code) => resolve(code)));
+    demo.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(await endsWithin(pid, 10_000)).toBe(true);
   }, 120_000);
 });
