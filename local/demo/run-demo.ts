@@ -1,24 +1,24 @@
 /**
- * One demo run, end to end: DynamoDB Local and the function bundle, a workload on an in-memory
- * partitioned log, the ESM emulator with faults, then the verification. Used by `npm start` and the e2e test.
+ * One demo run, end to end: DynamoDB Local, the function bundle and a workload on a partitioned log (the
+ * Kafka broker or the in-memory log), started at once (demo-setup.ts); the ESM emulator with faults; then
+ * the verification. Used by `npm start` and the e2e test.
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../cli/user-error.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../dynamodb-local/client.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb-local/client.js';
 import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
-import { answers, startDynamoDbLocal } from '../dynamodb-local/server.js';
-import { createAppTable, createInboxTable } from '../dynamodb-local/tables.js';
+import { answers } from '../dynamodb-local/server.js';
 import { type EsmStats, EventSourceMapping } from '../esm/event-source-mapping.js';
 import { FaultPlan } from '../esm/fault-plan.js';
 import { FolderDestination } from '../esm/on-failure-destination.js';
 import { anyBrokerAccepts } from '../kafka/kafka-client.js';
-import { buildBundles } from '../lambda-runtime/build-bundles.js';
 import { WorkerFunction } from '../lambda-runtime/worker-function.js';
 import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
-import { chooseDemoSource, type DemoLog, openDemoLog } from './demo-log.js';
+import { chooseDemoSource, type DemoLog } from './demo-log.js';
 import type { DemoOptions } from './demo-options.js';
+import { describeSetup, startDemoSetup } from './demo-setup.js';
 import { FunctionOutput } from './function-output.js';
 import { type Verification, verify } from './verify.js';
 import { generateWorkload } from './workload.js';
@@ -52,7 +52,10 @@ export interface DemoResult {
   readonly functionMetrics: ReadonlyMap<string, number>;
   readonly coldStarts: number;
   readonly verification: Verification;
-  /** Setup (DynamoDB Local, bundle, tables, produce) in ms. */
+  /**
+   * Setup in ms: the checks, then at once DynamoDB Local and the tables, the bundle, and the log (produced
+   * to and, with Kafka, the consumer group joined).
+   */
   readonly setupMs: number;
   /** From the mapping's start until every partition was committed, in ms. */
   readonly processingMs: number;
@@ -83,55 +86,56 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
   const functionLogPath = join(workDirectory, 'logs', `${DEMO_CONSUMER_NAME}.log`);
   await rm(destinationPath, { recursive: true, force: true });
 
-  progress('starting DynamoDB Local and building the function bundle (the esbuild settings CDK deploys)...');
-  const [dynamoDb, bundles] = await Promise.all([
-    options.dynamoDbEndpoint === undefined ? startDynamoDbLocal() : undefined,
-    buildBundles(join(workDirectory, 'bundles')),
-  ]);
-  const endpoint = dynamoDb?.endpoint ?? options.dynamoDbEndpoint ?? '';
+  const run = randomUUID().slice(0, 8);
+  const inboxTableName = `demo-inbox-${run}`;
+  const appTableName = `demo-app-${run}`;
+  // A fresh topic per run: an external broker may still hold an earlier run's.
+  const topic = sourceChoice.kind === 'kafka' ? `${DEMO_TOPIC}-${run}` : DEMO_TOPIC;
+  const workload = generateWorkload({
+    topic,
+    events: options.events,
+    accounts: options.accounts,
+    duplicateRate: options.duplicateRate,
+    poisonRate: options.poisonRate,
+    seed: options.seed,
+  });
+  const kafka = sourceChoice.kind === 'kafka';
+  const database = options.dynamoDbEndpoint === undefined ? 'starting DynamoDB Local' : 'creating the tables';
+  const logStep = !kafka
+    ? 'filling the in-memory log'
+    : options.kafkaBrokers === undefined
+      ? 'starting the Kafka broker, producing and joining the consumer group'
+      : `producing to the Kafka cluster at ${options.kafkaBrokers.join(',')} and joining the consumer group`;
+  progress(
+    `at the same time: ${database}, building the function bundle (the esbuild settings CDK deploys), ${logStep}...`,
+  );
+  const setupStarted = Date.now();
+  const setup = await startDemoSetup({
+    dynamoDbEndpoint: options.dynamoDbEndpoint,
+    inboxTableName,
+    appTableName,
+    bundleDirectory: join(workDirectory, 'bundles'),
+    log: {
+      kind: sourceChoice.kind,
+      topic,
+      partitions: options.partitions,
+      consumerGroup: DEMO_CONSUMER_NAME,
+      ...(options.kafkaBrokers === undefined ? {} : { kafkaBrokers: options.kafkaBrokers }),
+    },
+    records: workload.records,
+  });
+  const { dynamoDb, endpoint, client, bundles } = setup;
   const output = new FunctionOutput(functionLogPath);
   let fn: WorkerFunction | undefined;
-  let log: DemoLog | undefined;
+  let log: DemoLog | undefined = setup.log;
   try {
-    const client = localDynamoDbClient(endpoint);
-    const run = randomUUID().slice(0, 8);
-    const inboxTableName = `demo-inbox-${run}`;
-    const appTableName = `demo-app-${run}`;
-    await Promise.all([createInboxTable(client, inboxTableName), createAppTable(client, appTableName)]);
-
-    // A fresh topic per run: an external broker may still hold an earlier run's.
-    const topic = sourceChoice.kind === 'kafka' ? `${DEMO_TOPIC}-${run}` : DEMO_TOPIC;
-    const workload = generateWorkload({
-      topic,
-      events: options.events,
-      accounts: options.accounts,
-      duplicateRate: options.duplicateRate,
-      poisonRate: options.poisonRate,
-      seed: options.seed,
-    });
-    if (sourceChoice.kind === 'kafka') {
-      progress(
-        options.kafkaBrokers === undefined
-          ? 'starting the Kafka broker and producing...'
-          : `producing to the Kafka cluster at ${options.kafkaBrokers.join(',')}...`,
-      );
-    }
-    log = await openDemoLog(
-      {
-        kind: sourceChoice.kind,
-        topic,
-        partitions: options.partitions,
-        consumerGroup: DEMO_CONSUMER_NAME,
-        ...(options.kafkaBrokers === undefined ? {} : { kafkaBrokers: options.kafkaBrokers }),
-      },
-      workload.records,
-    );
     const poison = log.produced.filter((_, index) => workload.records[index]?.poison !== undefined);
     const partitionCount = new Set(log.produced.map((p) => p.partition)).size;
     progress(
       `produced ${workload.records.length} records (${options.events} events, ${workload.producerDuplicates} producer duplicates, ` +
         `${workload.poisonCount} poison) to ${topic}, ${partitionCount} partitions`,
     );
+    progress(describeSetup(setup.timings, Date.now() - setupStarted, kafka));
 
     fn = new WorkerFunction({
       ...bundles,
@@ -178,24 +182,25 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     const processingMs = Date.now() - processingStarted;
     const finalProgress = await source.progress();
     await mapping.stop();
-    await log.close();
-    log = undefined;
     status(progressLine(processingMs, total, total, mapping.stats));
     const coldStarts = fn.stats.coldStarts;
-    await fn.close();
+    // Nothing writes to DynamoDB any more: the check runs while the log and the environments shut down.
+    const closing = Promise.all([log.close(), fn.close().then(() => output.close())]);
+    log = undefined;
     fn = undefined;
-    await output.close();
-
-    const verification = await verify({
-      client,
-      appTableName,
-      inboxTableName,
-      consumerName: DEMO_CONSUMER_NAME,
-      expected: workload.expected,
-      poison,
-      progress: finalProgress,
-      destinationRecords: mapping.stats.destinationRecords,
-    });
+    const [verification] = await Promise.all([
+      verify({
+        client,
+        appTableName,
+        inboxTableName,
+        consumerName: DEMO_CONSUMER_NAME,
+        expected: workload.expected,
+        poison,
+        progress: finalProgress,
+        destinationRecords: mapping.stats.destinationRecords,
+      }),
+      closing,
+    ]);
     return {
       options,
       sourceDescription: source.describe(),

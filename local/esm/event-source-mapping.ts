@@ -23,6 +23,7 @@ import {
 } from './on-failure-destination.js';
 import type { RecordSource, SourceRecord, TopicPartition } from './record-source.js';
 import { topicPartitionKey } from './record-source.js';
+import { Wakeup } from './wakeup.js';
 
 export interface EventSourceMappingOptions {
   readonly source: RecordSource;
@@ -108,6 +109,8 @@ export class EventSourceMapping {
   /** Per partition key, the highest offset ever delivered: anything at or below it is a redelivery. */
   readonly #highestDelivered = new Map<string, number>();
   readonly #pollers: Promise<void>[] = [];
+  /** Woken by every commit and by a failed poll loop: what `waitUntilCaughtUp` waits for. */
+  readonly #committed = new Wakeup();
   #running = false;
   #failure: unknown;
 
@@ -137,6 +140,7 @@ export class EventSourceMapping {
         this.#pollLoop(index).catch((error: unknown) => {
           this.#failure ??= error;
           this.#running = false;
+          this.#committed.wake();
         }),
       );
     }
@@ -144,21 +148,30 @@ export class EventSourceMapping {
 
   /**
    * Resolves once every partition is committed up to its log end (nothing left to deliver or redeliver);
-   * rejects when a poll loop failed or `timeoutMs` passed.
+   * rejects when a poll loop failed or `timeoutMs` passed. It reads the source's progress after each of this
+   * mapping's commits (only a commit can close the lag), and every `recheckMs` for commits made elsewhere and
+   * records appended later: a Kafka source answers each read with requests to the broker, so it is not polled
+   * in a tight loop.
    */
-  async waitUntilCaughtUp(timeoutMs: number): Promise<void> {
+  async waitUntilCaughtUp(timeoutMs: number, recheckMs = 250): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.#failure !== undefined) throw this.#failure;
-      const progress = await this.#source.progress();
-      if (progress.every((partition) => partition.committedOffset >= partition.endOffset)) return;
-      if (Date.now() > deadline) {
-        const lag = progress
-          .map((p) => `${topicPartitionKey(p)}: ${p.committedOffset}/${p.endOffset}`)
-          .join(', ');
-        throw new Error(`the mapping did not catch up within ${timeoutMs} ms (committed/end: ${lag})`);
+      // Registered before the read, so a commit made while it is in flight is not missed.
+      const committed = this.#committed.next(Math.max(0, Math.min(recheckMs, deadline - Date.now())));
+      try {
+        const progress = await this.#source.progress();
+        if (progress.every((partition) => partition.committedOffset >= partition.endOffset)) return;
+        if (Date.now() > deadline) {
+          const lag = progress
+            .map((p) => `${topicPartitionKey(p)}: ${p.committedOffset}/${p.endOffset}`)
+            .join(', ');
+          throw new Error(`the mapping did not catch up within ${timeoutMs} ms (committed/end: ${lag})`);
+        }
+        await committed.promise;
+      } finally {
+        committed.cancel();
       }
-      await sleep(20);
     }
   }
 
@@ -374,6 +387,7 @@ export class EventSourceMapping {
     await this.#source.commit(topicPartition, nextOffset);
     const retry = this.#retries.get(key);
     if (retry && nextOffset > retry.offset) this.#retries.delete(key);
+    this.#committed.wake();
   }
 }
 

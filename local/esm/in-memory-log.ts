@@ -147,6 +147,7 @@ class InMemoryConsumer implements RecordSource {
   readonly #groupId: string;
   readonly #owned: readonly TopicPartition[];
   readonly #positions = new Map<string, number>();
+  #started = false;
 
   constructor(log: InMemoryLog, groupId: string, owned: readonly TopicPartition[]) {
     this.#log = log;
@@ -159,6 +160,8 @@ class InMemoryConsumer implements RecordSource {
   }
 
   async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
     for (const tp of this.#owned) {
       // Nothing committed: start at the log start (Lambda's TRIM_HORIZON).
       this.#positions.set(topicPartitionKey(tp), this.#log.committedOffset(this.#groupId, tp) ?? 0);

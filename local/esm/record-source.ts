@@ -58,7 +58,8 @@ export interface RecordSource {
   readonly bootstrapServers: string;
   /**
    * Connects (joins the consumer group) and sets each owned partition's position to its committed offset,
-   * or to the log start when none is committed (Lambda's TRIM_HORIZON).
+   * or to the log start when none is committed (Lambda's TRIM_HORIZON). A second call waits for the first
+   * and changes nothing, so a caller may join early (while other things start) and the mapping start it again.
    */
   start(): Promise<void>;
   /** The partitions this consumer owns now. May change after a rebalance; never includes a partition twice. */

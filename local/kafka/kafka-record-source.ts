@@ -68,6 +68,9 @@ export class KafkaRecordSource implements RecordSource {
   private fatalError: Error | undefined;
   private closed = false;
   private adminConnected: Promise<void> | undefined;
+  private started: Promise<void> | undefined;
+  /** While the group join is pending: ends it with an error (on `close`). */
+  private abortJoin: ((error: Error) => void) | undefined;
 
   constructor(
     kafka: Kafka,
@@ -92,21 +95,33 @@ export class KafkaRecordSource implements RecordSource {
     return `kafka (${this.options.brokers[0] ?? 'no broker'})`;
   }
 
-  async start(): Promise<void> {
+  /** Joins the group; a second call waits for the first join (the demo joins while the rest starts). */
+  start(): Promise<void> {
+    this.started ??= this.join();
+    return this.started;
+  }
+
+  private async join(): Promise<void> {
+    let settle: (error?: unknown) => void = () => {};
     const joined = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () =>
-          reject(
+          settle(
             new KafkaConsumerGroupError(
               `group ${this.options.groupId} assigned no partitions within ${this.joinTimeoutMs} ms`,
             ),
           ),
         this.joinTimeoutMs,
       );
+      settle = (error) => {
+        clearTimeout(timer);
+        this.abortJoin = undefined;
+        if (error === undefined) resolve();
+        else reject(error);
+      };
       this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
         this.assign(payload.memberAssignment);
-        clearTimeout(timer);
-        resolve();
+        settle();
       });
       this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
         if (payload.restart) return;
@@ -114,18 +129,24 @@ export class KafkaRecordSource implements RecordSource {
           cause: payload.error,
         });
         this.wakeAllPollers();
-        clearTimeout(timer);
-        reject(this.fatalError);
+        settle(this.fatalError);
       });
     });
-    await Promise.all([this.consumer.connect(), this.connectAdmin()]);
-    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      // Offsets are resolved only for records taken into a buffer, so a discarded fetch is fetched again.
-      eachBatchAutoResolve: false,
-      eachBatch: async (payload) => this.takeBatch(payload),
-    });
+    // Awaited below; a failure (or `close`) before then must neither go unhandled nor leave the timer running.
+    joined.catch(() => {});
+    this.abortJoin = settle;
+    try {
+      await Promise.all([this.consumer.connect(), this.connectAdmin()]);
+      await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
+      await this.consumer.run({
+        autoCommit: false,
+        // Offsets are resolved only for records taken into a buffer, so a discarded fetch is fetched again.
+        eachBatchAutoResolve: false,
+        eachBatch: async (payload) => this.takeBatch(payload),
+      });
+    } catch (error) {
+      settle(error);
+    }
     await joined;
   }
 
@@ -211,6 +232,9 @@ export class KafkaRecordSource implements RecordSource {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.abortJoin?.(
+      new KafkaConsumerGroupError('the Kafka record source was closed before the group joined'),
+    );
     this.wakeAllPollers();
     await Promise.all([this.consumer.disconnect(), this.admin.disconnect()]);
   }

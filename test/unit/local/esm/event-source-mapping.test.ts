@@ -6,6 +6,7 @@ import { InMemoryLog } from '../../../../local/esm/in-memory-log.js';
 import { InProcessFunction, type KafkaHandler } from '../../../../local/esm/lambda-function.js';
 import type { MskEvent } from '../../../../local/esm/msk-event.js';
 import { InMemoryDestination } from '../../../../local/esm/on-failure-destination.js';
+import type { RecordSource } from '../../../../local/esm/record-source.js';
 
 const TOPIC = 'orders';
 
@@ -392,5 +393,47 @@ describe('EventSourceMapping', () => {
     await runToEnd(h);
     expect(overlaps).toBe(0);
     expect(h.events.every((event) => Object.keys(event.records).length <= 2)).toBe(true);
+  });
+
+  it('reads the progress after each commit and on a slow recheck, not in a tight loop, while waiting to catch up', async () => {
+    const log = new InMemoryLog({ topics: { [TOPIC]: 1 } });
+    await log.produce([{ topic: TOPIC, partition: 0, key: null, value: Buffer.from('slow') }]);
+    const consumer = log.consumer('test-group');
+    let progressReads = 0;
+    const source: RecordSource = {
+      bootstrapServers: consumer.bootstrapServers,
+      describe: () => consumer.describe(),
+      start: () => consumer.start(),
+      assignments: () => consumer.assignments(),
+      poll: (tp, options) => consumer.poll(tp, options),
+      seek: (tp, offset) => consumer.seek(tp, offset),
+      commit: (tp, offset) => consumer.commit(tp, offset),
+      progress: () => {
+        progressReads++;
+        return consumer.progress();
+      },
+      close: () => consumer.close(),
+    };
+    const mapping = new EventSourceMapping({
+      source,
+      function: new InProcessFunction(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return null;
+      }),
+      destination: new InMemoryDestination(),
+      settings: { batchingWindowMs: 0 },
+    });
+    await mapping.start();
+    const started = Date.now();
+    await mapping.waitUntilCaughtUp(10_000, 250);
+    const waited = Date.now() - started;
+    await mapping.stop();
+    // One read to start, one per recheck while the invocation runs (a 20 ms loop read about 30 times), one
+    // after the commit, which ends the wait.
+    expect(waited).toBeGreaterThanOrEqual(550);
+    expect(progressReads).toBeLessThanOrEqual(2 + Math.ceil(waited / 250));
+    expect(await consumer.progress()).toEqual([
+      { topic: TOPIC, partition: 0, committedOffset: 1, endOffset: 1 },
+    ]);
   });
 });

@@ -28,6 +28,19 @@ describe('InMemoryLog', () => {
     expect(await consumer.progress()).toEqual([{ ...tp, committedOffset: 2, endOffset: 4 }]);
   });
 
+  it('keeps the fetch positions when started a second time, as a source started early and again by the mapping', async () => {
+    const log = new InMemoryLog({ topics: { orders: 1 } });
+    await log.produce(
+      [1, 2, 3].map((n) => ({ topic: 'orders', partition: 0, key: null, value: Buffer.from(`${n}`) })),
+    );
+    const consumer = log.consumer('g');
+    await consumer.start();
+    const tp = { topic: 'orders', partition: 0 };
+    expect((await consumer.poll(tp, { maxRecords: 2 })).map((r) => r.offset)).toEqual([0, 1]);
+    await consumer.start();
+    expect((await consumer.poll(tp, { maxRecords: 2 })).map((r) => r.offset)).toEqual([2]);
+  });
+
   it('rejects a commit beyond the log end', async () => {
     const log = new InMemoryLog({ topics: { orders: 1 } });
     const consumer = log.consumer('g');
