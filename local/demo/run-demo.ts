@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UserError } from '../cli/user-error.js';
+import { UserError } from '../../lib/cli/user-error.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb-local/client.js';
 import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
 import { answers } from '../dynamodb-local/server.js';
