@@ -1,15 +1,19 @@
 /**
  * `npm start -- --keep`: a DynamoDB Local that outlives the demo, so an operator can try `msk-inbox` on
  * the demo's quarantine rows. Unlike the one startDynamoDbLocal starts (which ends with its parent), this
- * JVM is detached: it runs until `kill <pid>`. Its command line is startDynamoDbLocal's (server.ts).
+ * JVM is detached: it runs until `kill <pid>`. Its arguments are startDynamoDbLocal's (server.ts).
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { localDynamoDbClient } from '../dynamodb-local/client.js';
 import { ensureDynamoDbLocalJar } from '../dynamodb-local/jar.js';
 import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
-import { answers, freePort } from '../dynamodb-local/server.js';
+import {
+  answers,
+  dynamoDbLocalArguments,
+  dynamoDbLocalEnvironment,
+  freePort,
+} from '../dynamodb-local/server.js';
 
 export interface KeptDynamoDbLocal {
   readonly endpoint: string;
@@ -24,19 +28,11 @@ export async function startKeptDynamoDbLocal(): Promise<KeptDynamoDbLocal> {
   assertJavaRuntime();
   const jarDirectory = await ensureDynamoDbLocalJar();
   const port = await freePort();
-  const jvm = spawn(
-    'java',
-    [
-      `-Djava.library.path=${join(jarDirectory, 'DynamoDBLocal_lib')}`,
-      '-jar',
-      join(jarDirectory, 'DynamoDBLocal.jar'),
-      '-inMemory',
-      '-disableTelemetry',
-      '-port',
-      String(port),
-    ],
-    { detached: true, stdio: 'ignore', env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
-  );
+  const jvm = spawn('java', dynamoDbLocalArguments(jarDirectory, port), {
+    detached: true,
+    stdio: 'ignore',
+    env: dynamoDbLocalEnvironment(),
+  });
   jvm.unref();
   const pid = jvm.pid;
   if (pid === undefined) throw new Error('java did not start');

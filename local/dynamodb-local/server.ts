@@ -91,16 +91,9 @@ async function startOnPort(
     [
       ...(options.jvmOptions ?? []),
       `-D${OWNER_PROPERTY}=${process.pid}`,
-      `-Djava.library.path=${join(jarDirectory, 'DynamoDBLocal_lib')}`,
-      '-jar',
-      join(jarDirectory, 'DynamoDBLocal.jar'),
-      '-inMemory',
-      '-disableTelemetry',
-      '-port',
-      String(port),
+      ...dynamoDbLocalArguments(jarDirectory, port),
     ],
-    // Without DDB_LOCAL_TELEMETRY=0 it attempts a DNS lookup at start (docs/toolchain.md#dynamodb-local).
-    { env: { ...process.env, DDB_LOCAL_TELEMETRY: '0' } },
+    { env: dynamoDbLocalEnvironment() },
   );
   const endpoint = `http://127.0.0.1:${port}`;
   try {
@@ -110,6 +103,24 @@ async function startOnPort(
     throw error;
   }
   return { endpoint, port, pid: jvm.pid, stop: () => jvm.stop() };
+}
+
+/** DynamoDB Local's own arguments, after the JVM's: in memory, telemetry off, on `port`. */
+export function dynamoDbLocalArguments(jarDirectory: string, port: number): string[] {
+  return [
+    `-Djava.library.path=${join(jarDirectory, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(jarDirectory, 'DynamoDBLocal.jar'),
+    '-inMemory',
+    '-disableTelemetry',
+    '-port',
+    String(port),
+  ];
+}
+
+/** Without DDB_LOCAL_TELEMETRY=0 it attempts a DNS lookup at start (docs/toolchain.md#dynamodb-local). */
+export function dynamoDbLocalEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env, DDB_LOCAL_TELEMETRY: '0' };
 }
 
 async function waitUntilReady(
