@@ -184,7 +184,7 @@ do not (see Analysis: DynamoDB Local's own bounds), those over the modelled netw
 \`\`\`
 npm run bench                                # ${settings}
 npm run bench -- --runs 1 --rtt 0,10         # a quick look: one run, rttMs 0 and 10 only; still rewrites docs/
-npm run bench -- --out /tmp/bench --runs 1   # the same, written elsewhere
+npm run bench -- --out .cache/bench --runs 1   # the same, written elsewhere
 \`\`\`
 `;
 }
