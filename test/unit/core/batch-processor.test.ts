@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type BatchProcessorOptions, processBatch } from '../../../lambdas/core/batch-processor.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
-import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import type { Effect } from '../../../lambdas/core/effect.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
 import { mapConcurrently } from '../../../lambdas/core/map-concurrently.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
+import { processorOptions } from '../../support/processor-options.js';
 import { trackingEffect } from '../../support/tracking-effect.js';
 
 const transact: Effect = () => ({ kind: 'transact', writes: [] });
@@ -15,17 +15,7 @@ const transact: Effect = () => ({ kind: 'transact', writes: [] });
 function setup(overrides: Partial<BatchProcessorOptions> = {}) {
   const clock = new ManualClock();
   const store = new MemoryInboxStore(clock);
-  const options: BatchProcessorOptions = {
-    store,
-    effect: transact,
-    dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
-    clock,
-    remainingTimeMs: () => 60_000,
-    deadlineMarginMs: 1_000,
-    leaseMarginMs: 5_000,
-    partitionConcurrency: 4,
-    ...overrides,
-  };
+  const options = processorOptions(store, clock, { effect: transact, ...overrides });
   const run = (specs: RecordSpec[]) => processBatch(decodeEvent(kafkaEvent(specs)), options);
   return { clock, store, run };
 }

@@ -9,7 +9,6 @@ import { type BatchProcessorOptions, processBatch } from '../../../lambdas/core/
 import { toBatchResponse } from '../../../lambdas/core/batch-response.js';
 import type { Clock } from '../../../lambdas/core/clock.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
-import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import type { Effect, EffectWrite } from '../../../lambdas/core/effect.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
 import type { CommitMember, CommitResult } from '../../../lambdas/core/inbox-store.js';
@@ -17,6 +16,7 @@ import type { RecordOutcome } from '../../../lambdas/core/outcome.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
+import { processorOptions } from '../../support/processor-options.js';
 
 const APP = 'app';
 
@@ -71,18 +71,11 @@ const orderEffect: Effect = ({ record }) => {
 function setup(groupSize: number, overrides: Partial<BatchProcessorOptions> = {}) {
   const clock = new ManualClock();
   const store = new GroupRecordingStore(clock);
-  const options: BatchProcessorOptions = {
-    store,
+  const options = processorOptions(store, clock, {
     effect: orderEffect,
-    dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
-    clock,
-    remainingTimeMs: () => 60_000,
-    deadlineMarginMs: 1_000,
-    leaseMarginMs: 5_000,
-    partitionConcurrency: 4,
     transactGroupMaxRecords: groupSize,
     ...overrides,
-  };
+  });
   const run = (specs: RecordSpec[]) => processBatch(decodeEvent(kafkaEvent(specs)), options);
   return { store, run };
 }

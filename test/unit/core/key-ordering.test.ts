@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { type BatchProcessorOptions, processBatch } from '../../../lambdas/core/batch-processor.js';
 import { toBatchResponse } from '../../../lambdas/core/batch-response.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
-import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
 import type { KeySource } from '../../../lambdas/core/ordering.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
+import { processorOptions } from '../../support/processor-options.js';
 import { trackingEffect } from '../../support/tracking-effect.js';
 
 const byKafkaKey: KeySource = { from: 'kafka-key' };
@@ -15,18 +15,10 @@ const byKafkaKey: KeySource = { from: 'kafka-key' };
 function setup(overrides: Partial<BatchProcessorOptions> = {}, keyConcurrency = 8) {
   const clock = new ManualClock();
   const store = new MemoryInboxStore(clock);
-  const options: BatchProcessorOptions = {
-    store,
-    effect: () => ({ kind: 'transact', writes: [] }),
-    dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
-    clock,
-    remainingTimeMs: () => 60_000,
-    deadlineMarginMs: 1_000,
-    leaseMarginMs: 5_000,
-    partitionConcurrency: 4,
+  const options = processorOptions(store, clock, {
     ordering: { by: 'key', keySource: byKafkaKey, keyConcurrency },
     ...overrides,
-  };
+  });
   const run = (specs: RecordSpec[]) => processBatch(decodeEvent(kafkaEvent(specs)), options);
   return { store, run };
 }
