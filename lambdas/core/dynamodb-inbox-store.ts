@@ -27,6 +27,7 @@ import {
   type InboxEntry,
   type InboxStore,
   type QuarantineEntry,
+  stopsGroup,
 } from './inbox-store.js';
 import { QUARANTINE_LIMITS, quarantineItem, quarantineRowPk } from './quarantine-row.js';
 import { classifyStoreFailure } from './store-failure.js';
@@ -101,9 +102,10 @@ export class DynamoDbInboxStore implements InboxStore {
   /**
    * One TransactWriteItems for the whole group. When DynamoDB cancels it, the reasons (in action order, the
    * failed inbox condition with the row it found) settle the members they name, as `commit` would; the
-   * rest, blameless, go again in one more request. A conflict or throttling answers every open member as
-   * transient; a refusal of the request (validation) commits the open members one by one, so each gets its
-   * own answer.
+   * rest, blameless, go again in one more request, except those after a member whose answer may leave it
+   * reported (`stopsGroup`): they are `not-sent`. A conflict or throttling answers every open member as
+   * transient; a refusal of the request (validation) commits the open members one by one, in order, so each
+   * gets its own answer, up to the first that stops the group.
    */
   async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
     const results: (CommitResult | undefined)[] = members.map(() => undefined);
@@ -136,12 +138,26 @@ export class DynamoDbInboxStore implements InboxStore {
           return results as CommitResult[];
         }
         for (const [index, result] of settled.results) results[index] = result;
+        // Nothing after a member that may end reported is sent: a partition applies in offset order.
+        const stop = members.findIndex((_, index) => {
+          const result = results[index];
+          return result !== undefined && stopsGroup(result);
+        });
+        if (stop >= 0) {
+          // Whatever the reasons said of them: a later member is not settled before an earlier one is.
+          for (let later = stop + 1; later < members.length; later++) results[later] = { kind: 'not-sent' };
+        }
         open = open.filter((index) => results[index] === undefined);
       }
     }
     for (const index of open) {
       const member = members[index] as CommitMember;
-      results[index] = await this.commit(member.entry, member.writes);
+      const result = await this.commit(member.entry, member.writes);
+      results[index] = result;
+      if (stopsGroup(result)) {
+        for (const later of open.filter((other) => other > index)) results[later] = { kind: 'not-sent' };
+        break;
+      }
     }
     return results as CommitResult[];
   }

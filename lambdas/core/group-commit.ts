@@ -215,7 +215,7 @@ function footprintOf(member: Member): Footprint {
   let bytes = INBOX_ROW_BYTES + Buffer.byteLength(member.entry.source);
   for (const write of member.writes) {
     items.push(itemOf(write));
-    bytes += Buffer.byteLength(JSON.stringify(write));
+    bytes += Buffer.byteLength(jsonText(write));
   }
   return { items, actions: 1 + member.writes.length, bytes };
 }
@@ -233,7 +233,15 @@ function itemOf(write: EffectWrite): string {
 /** A key's attributes in name order, so one key written in two orders is one item. */
 function keyText(key: Readonly<Record<string, unknown>>): string {
   return Object.keys(key)
+    .filter((name) => key[name] !== undefined)
     .sort()
-    .map((name) => `${name}=${JSON.stringify(key[name])}`)
+    .map((name) => `${name}=${jsonText(key[name])}`)
     .join('\u0001');
+}
+
+/** JSON that takes what the DocumentClient writes: a bigint (exact numbers) as its digits. */
+function jsonText(value: unknown): string {
+  return (
+    JSON.stringify(value, (_, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner)) ?? ''
+  );
 }

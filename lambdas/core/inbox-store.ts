@@ -38,7 +38,17 @@ export type CommitResult =
   /** A concurrent transaction touched the same items: retry later. */
   | { readonly kind: 'transient'; readonly message: string }
   /** DynamoDB refused what this record put in the request (store-failure.ts): no retry can fix it. */
-  | { readonly kind: 'rejected'; readonly message: string };
+  | { readonly kind: 'rejected'; readonly message: string }
+  /**
+   * commitGroup only: not sent, because a member before it in the group got an answer that may leave it
+   * reported (in-flight, transient, rejected), and a partition's records apply in offset order.
+   */
+  | { readonly kind: 'not-sent' };
+
+/** Answers after which a group's later members are not sent: the member may end reported. */
+export function stopsGroup(result: CommitResult): boolean {
+  return result.kind === 'in-flight' || result.kind === 'transient' || result.kind === 'rejected';
+}
 
 export type ClaimResult = { readonly kind: 'claimed'; readonly lease: Lease } | RowConflict;
 
@@ -69,7 +79,8 @@ export interface InboxStore {
   commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult>;
   /**
    * Transactional mode, several records at once: each member's result is what `commit` would answer for it
-   * alone, and each member is atomic (its row with its writes). Members touch distinct items (the caller
+   * alone, and each member is atomic (its row with its writes); after a member whose answer `stopsGroup`,
+   * the later ones that are not committed yet are `not-sent`. Members touch distinct items (the caller
    * cuts groups where two would touch one) and fit one transaction (100 actions, 4 MB). Throws, for every
    * member, when the store could not answer.
    */

@@ -34,6 +34,12 @@ export async function commitOutcome(
       return outcome(record, 'failed', { reason: 'transaction-conflict', detail: result.message, dedupKey });
     case 'rejected':
       return rejectedByStore(record, result.message, options, state);
+    case 'not-sent':
+      return outcome(record, 'blocked', {
+        reason: 'not-started',
+        detail: 'a record before it in its group may be reported',
+        dedupKey,
+      });
   }
 }
 

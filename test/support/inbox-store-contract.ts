@@ -530,11 +530,12 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
           member(entry('k-new1', 'hash-1', 'orders-1@1'), [put('order#new1')]),
           member(entry('k-dup', 'hash-1', 'orders-1@2'), [put('order#dup')]),
           member(entry('k-conf', 'hash-2', 'orders-1@3'), [put('order#conf')]),
-          member(entry('k-live', 'hash-1', 'orders-1@4'), [put('order#live')]),
           member(entry('k-biz', 'hash-1', 'orders-1@5'), [put('order#biz'), requireItem('account#missing')]),
           member(entry('k-stale', 'hash-1', 'orders-1@6'), [put('order#stale')]),
           member(entry('k-old', 'hash-2', 'orders-1@7'), [put('order#old-again')]),
           member(entry('k-new2', 'hash-1', 'orders-1@8'), [put('order#new2')]),
+          // Last: nothing after a member left in flight is sent (see the next case).
+          member(entry('k-live', 'hash-1', 'orders-1@9'), [put('order#live')]),
         ]);
 
         // What `commit` answers for each of these alone (the commit cases above).
@@ -560,6 +561,10 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
               expiresAtSeconds: windowEnd,
             },
           },
+          { kind: 'business-rejected', writeIndex: 1, message: expect.any(String) },
+          committed,
+          committed,
+          committed,
           {
             kind: 'in-flight',
             existing: {
@@ -571,10 +576,6 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
               expiresAtSeconds: liveWindowEnd,
             },
           },
-          { kind: 'business-rejected', writeIndex: 1, message: expect.any(String) },
-          committed,
-          committed,
-          committed,
         ]);
         // The committed members' rows and writes landed.
         for (const pk of ['order#new1', 'order#stale', 'order#old-again', 'order#new2']) {
@@ -610,6 +611,28 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
           kind: 'in-flight',
           existing: { leaseOwner: live.token, source: 'orders-0@5' },
         });
+        expect(await store.complete(live)).toBe('completed');
+      });
+
+      it('sends nothing after a member left in flight: later members are not-sent and write nothing', async () => {
+        const live = leaseOf(await store.claim(entry('k-live', 'hash-1', 'orders-0@1'), leaseFromNow()));
+
+        const results = await store.commitGroup([
+          member(entry('k-a', 'hash-1', 'orders-1@1'), [put('order#a')]),
+          member(entry('k-live', 'hash-1', 'orders-1@2'), [put('order#live')]),
+          member(entry('k-b', 'hash-1', 'orders-1@3'), [put('order#b')]),
+          member(entry('k-c', 'hash-1', 'orders-1@4'), [put('order#c'), requireItem('account#missing')]),
+        ]);
+
+        expect(results.map((result) => result.kind)).toEqual([
+          'committed',
+          'in-flight',
+          'not-sent',
+          'not-sent',
+        ]);
+        expect(await h.appItem('order#a')).toEqual({ pk: 'order#a' });
+        expect(await h.appItem('order#b')).toBeUndefined();
+        expect(await h.holdsDedupRow('k-b')).toBe(false);
         expect(await store.complete(live)).toBe('completed');
       });
 
@@ -730,7 +753,9 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
       });
 
       it.skipIf(limits !== true)(
-        whenLimited('rejects only the member whose item is over 400 KB; the others commit'),
+        whenLimited(
+          'rejects only the member whose item is over 400 KB; the ones before it commit, none after it is sent',
+        ),
         async () => {
           const results = await store.commitGroup([
             member(entry('k1'), [put('order#o1')]),
@@ -741,10 +766,10 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
           expect(results).toEqual([
             committed,
             { kind: 'rejected', message: expect.stringMatching(/item size/i) },
-            committed,
+            { kind: 'not-sent' },
           ]);
           expect(await h.appItem('order#o1')).toEqual({ pk: 'order#o1' });
-          expect(await h.appItem('order#o3')).toEqual({ pk: 'order#o3' });
+          expect(await h.appItem('order#o3')).toBeUndefined();
           expect(await h.appItem('order#small')).toBeUndefined();
           expect(await h.holdsDedupRow('k2')).toBe(false);
         },

@@ -12,6 +12,7 @@ import {
   type InboxEntry,
   type InboxStore,
   type QuarantineEntry,
+  stopsGroup,
 } from '../../lambdas/core/inbox-store.js';
 import { QUARANTINE_LIMITS } from '../../lambdas/core/quarantine-row.js';
 
@@ -66,7 +67,11 @@ export class MemoryInboxStore implements InboxStore {
       if (error) throw error;
     }
     const results: CommitResult[] = [];
-    for (const member of members) results.push(await this.commit(member.entry, member.writes));
+    for (const member of members) {
+      // As DynamoDB's store: nothing after a member that may end reported is sent.
+      const stopped = results.some(stopsGroup);
+      results.push(stopped ? { kind: 'not-sent' } : await this.commit(member.entry, member.writes));
+    }
     return results;
   }
 

@@ -219,6 +219,72 @@ describe('group commit', () => {
     ]);
   });
 
+  it('applies nothing after a record its group leaves in flight (another attempt holds its lease)', async () => {
+    const grouped = setup(25);
+    const oneByOne = setup(1);
+    for (const { store } of [grouped, oneByOne]) {
+      await store.claim(
+        { dedupKey: 'held', payloadHash: 'x', source: 'elsewhere@1' },
+        Date.now() + 3_600_000,
+      );
+    }
+    const batch = [order(1, 'a'), order(2, 'b', { id: 'held' }), order(3, 'c'), order(4, 'd')];
+
+    const outcomes = await grouped.run(batch);
+
+    expect(statuses(outcomes)).toEqual([
+      [1, 'processed', undefined],
+      [2, 'in-flight', 'live-lease'],
+      [3, 'blocked', 'not-started'],
+      [4, 'blocked', 'not-started'],
+    ]);
+    expect(grouped.store.appItem(APP, { pk: 'account#c' })).toBeUndefined();
+    expect(statuses(await oneByOne.run(batch))).toEqual(statuses(outcomes));
+  });
+
+  it('commits writes that hold exact numbers (bigint), grouped', async () => {
+    const { store, run } = setup(25, {
+      effect: ({ record }) => ({
+        kind: 'transact',
+        writes: [
+          {
+            Put: { TableName: APP, Item: { pk: `big#${record.offset}`, cents: 12_345_678_901_234_567_890n } },
+          },
+        ],
+      }),
+    });
+
+    const outcomes = await run([order(1, 'a'), order(2, 'b')]);
+
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+    expect(store.groups).toEqual([['e1', 'e2']]);
+  });
+
+  it('cuts the group before a Put and an Update of one item that has no sort key', async () => {
+    const { store, run } = setup(25, {
+      effect: ({ record }) =>
+        record.offset === 1
+          ? { kind: 'transact', writes: [{ Put: { TableName: APP, Item: { pk: 'shared', n: 1 } } }] }
+          : {
+              kind: 'transact',
+              writes: [
+                {
+                  Update: {
+                    TableName: APP,
+                    Key: { pk: 'shared' },
+                    UpdateExpression: 'SET n = :two',
+                    ExpressionAttributeValues: { ':two': 2 },
+                  },
+                },
+              ],
+            },
+    });
+
+    await run([order(1, 'a'), order(2, 'b')]);
+
+    expect(store.groups).toEqual([['e1'], ['e2']]);
+  });
+
   it('defers the records after a commit that ran into the deadline margin', async () => {
     let remaining = 10_000;
     const { store, run } = setup(25, {
