@@ -6,6 +6,13 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localDynamoDbClient } from '../dynamodb-local/client.js';
+import {
+  internalServerError,
+  throttlingError,
+  timeoutError,
+  transactionConflictError,
+  unreachableError,
+} from '../dynamodb-local/sdk-errors.js';
 import { type Attempt, AttemptCrashedError, currentAttempt } from './attempt.js';
 import type { SdkFaultKind, SdkFaultPlan } from './schedule.js';
 
@@ -267,41 +274,10 @@ function classify(commandName: string, input: Record<string, unknown>): SdkReque
 function errorFor(kind: Exclude<SdkFaultKind, 'timeout-after-write'>): Error {
   switch (kind) {
     case 'throttling':
-      return Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
-        name: 'ThrottlingException',
-        $fault: 'client',
-        $metadata: { httpStatusCode: 400 },
-      });
+      return throttlingError();
     case 'server-error':
-      return Object.assign(new Error('Internal server error'), {
-        name: 'InternalServerError',
-        $fault: 'server',
-        $metadata: { httpStatusCode: 500 },
-      });
+      return internalServerError();
     case 'transaction-conflict':
-      // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html
-      return Object.assign(
-        new Error('Transaction cancelled, please refer cancellation reasons for specific reasons'),
-        {
-          name: 'TransactionCanceledException',
-          $fault: 'client',
-          $metadata: { httpStatusCode: 400 },
-          CancellationReasons: [
-            { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' },
-            { Code: 'None' },
-            { Code: 'None' },
-          ],
-        },
-      );
+      return transactionConflictError();
   }
-}
-
-/** What the SDK's HTTP handler throws when the answer does not come in time. */
-function timeoutError(): Error {
-  return Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
-}
-
-/** What the SDK meets when nothing listens: transient, so it retries before giving up. */
-function unreachableError(): Error {
-  return Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
 }

@@ -12,6 +12,7 @@ import { freePort } from '../../local/dynamodb-local/server.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { kafkaEvent, orderRecord, type RecordSpec } from '../support/kafka-events.js';
 import { CONSUMER, orderConsumer } from '../support/order-consumer.js';
+import { unreachableError } from '../support/sdk-faults.js';
 
 let cases = 0;
 
@@ -140,7 +141,7 @@ function failingFrom(upFor: number): DynamoDBClient {
   client.middlewareStack.add(
     (next) => async (args) => {
       if (requests++ < upFor) return next(args);
-      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      throw unreachableError();
     },
     { step: 'deserialize', name: 'outageFromNowOn', priority: 'low' },
   );

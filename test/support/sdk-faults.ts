@@ -19,21 +19,14 @@ export interface FaultyClient {
   readonly attempts: SdkCall[];
 }
 
-export function throttlingError(): Error {
-  return Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
-    name: 'ThrottlingException',
-    $fault: 'client',
-    $metadata: { httpStatusCode: 400 },
-  });
-}
-
-export function serviceUnavailableError(): Error {
-  return Object.assign(new Error('Service unavailable'), {
-    name: 'ServiceUnavailable',
-    $fault: 'server',
-    $metadata: { httpStatusCode: 503 },
-  });
-}
+export {
+  serviceUnavailableError,
+  throttlingError,
+  timeoutError,
+  transactionCanceledError,
+  transactionConflictError,
+  unreachableError,
+} from '../../local/dynamodb-local/sdk-errors.js';
 
 /** A client on the run's DynamoDB Local whose requests fail where `rule` says so. */
 export function faultyClient(rule: FaultRule, maxAttempts = 2): FaultyClient {

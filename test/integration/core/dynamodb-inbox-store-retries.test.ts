@@ -12,6 +12,7 @@ import { ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { entry } from '../../support/inbox-store.js';
 import { CONSUMER } from '../../support/order-consumer.js';
+import { timeoutError } from '../../support/sdk-faults.js';
 
 describe('DynamoDB inbox store when the SDK retries a write DynamoDB already applied', () => {
   let tables: TestTables;
@@ -34,7 +35,7 @@ describe('DynamoDB inbox store when the SDK retries a write DynamoDB already app
         if (context.commandName !== command || !requests.armed) return result;
         requests.sent++;
         if (requests.sent === 1) {
-          throw Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
+          throw timeoutError();
         }
         return result;
       },

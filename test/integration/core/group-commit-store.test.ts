@@ -14,7 +14,14 @@ import { ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { dynamoDbStore, entry } from '../../support/inbox-store.js';
 import { CONSUMER } from '../../support/order-consumer.js';
-import { type FaultRule, faultyClient, type SdkCall, throttlingError } from '../../support/sdk-faults.js';
+import {
+  type FaultRule,
+  faultyClient,
+  type SdkCall,
+  throttlingError,
+  timeoutError,
+  transactionCanceledError,
+} from '../../support/sdk-faults.js';
 
 const TRANSACT = 'TransactWriteItemsCommand';
 
@@ -72,18 +79,10 @@ describe('DynamoDbInboxStore.commitGroup: its requests, on DynamoDB Local', () =
   /** A cancellation as DynamoDB words it, one reason per action: the first action's is `code`. */
   function cancellation(call: SdkCall, code: string): Error {
     const actions = (call.input.TransactItems as unknown[]).length;
-    return Object.assign(
-      new Error('Transaction cancelled, please refer cancellation reasons for specific reasons'),
-      {
-        name: 'TransactionCanceledException',
-        $fault: 'client',
-        $metadata: { httpStatusCode: 400 },
-        CancellationReasons: [
-          { Code: code, Message: 'Transaction is ongoing for the item' },
-          ...Array.from({ length: actions - 1 }, () => ({ Code: 'None' })),
-        ],
-      },
-    );
+    return transactionCanceledError([
+      { Code: code, Message: 'Transaction is ongoing for the item' },
+      ...Array.from({ length: actions - 1 }, () => ({ Code: 'None' })),
+    ]);
   }
 
   const row = (key: string) => tables.get(tables.inboxTableName, dedupRowKey(CONSUMER, key));
@@ -227,7 +226,7 @@ describe('DynamoDbInboxStore.commitGroup: its requests, on DynamoDB Local', () =
         sentTokens.push(JSON.parse(String(body)).ClientRequestToken);
         const result = await next(args);
         if (sentTokens.length === 1) {
-          throw Object.assign(new Error('Connection timed out after 5000 ms'), { name: 'TimeoutError' });
+          throw timeoutError();
         }
         return result;
       },

@@ -9,6 +9,7 @@ import {
   inboxKeyOf,
   serviceUnavailableError,
   throttlingError,
+  transactionConflictError,
 } from '../../support/sdk-faults.js';
 import { sampleConsumer } from './sample-consumer.js';
 
@@ -84,18 +85,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
   it('reports a record as failed when its transaction is cancelled by a conflicting transaction', async () => {
     const conflicted = dedupRowKey(CONSUMER, 'p1-a');
     const faulty = faultyClient((call) =>
-      inboxKeyOf(call) === conflicted
-        ? Object.assign(new Error('Transaction cancelled'), {
-            name: 'TransactionCanceledException',
-            $fault: 'client',
-            $metadata: { httpStatusCode: 400 },
-            CancellationReasons: [
-              { Code: 'None' },
-              { Code: 'TransactionConflict', Message: 'conflict' },
-              { Code: 'None' },
-            ],
-          })
-        : undefined,
+      inboxKeyOf(call) === conflicted ? transactionConflictError(3, 1) : undefined,
     );
     const consumer = sampleConsumer(tables, { dynamoDb: faulty.client });
 
