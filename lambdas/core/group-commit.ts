@@ -20,7 +20,7 @@ import { type Prepared, prepareRecord } from './record-preparation.js';
 import { commitOutcome } from './record-settlement.js';
 
 /** DynamoDB's limits on one TransactWriteItems (docs/aws-facts.md). */
-export const TRANSACTION_LIMITS = { actions: 100, bytes: 4 * 1024 * 1024 } as const;
+const TRANSACTION_LIMITS = { actions: 100, bytes: 4 * 1024 * 1024 } as const;
 /** Room kept under 4 MB: sizes are estimated from the request's JSON, not DynamoDB's own accounting. */
 const BYTES_BUDGET = TRANSACTION_LIMITS.bytes - 256 * 1024;
 /** An inbox row's bytes besides its source and hash: a generous bound. */

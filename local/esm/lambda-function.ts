@@ -56,7 +56,7 @@ export function functionArn(identity: FunctionIdentity): string {
 }
 
 /** One invocation, as the context object describes it. */
-export interface InvocationIdentity {
+interface InvocationIdentity {
   readonly requestId: string;
   /** What `getRemainingTimeInMillis` answers: real time (untilDeadline) or a test's or the soak's clock. */
   readonly remainingMs: () => number;
