@@ -16,3 +16,4 @@ export {
   type ProvisionedPollers,
   type SelfManagedKafkaSource,
 } from './kafka-consumer.js';
+export { OPERATOR_ACTIONS, OperatorPolicy, type OperatorPolicyProps } from './operator-policy.js';

@@ -6,6 +6,7 @@ import { ORDER_CONSUMER_ENTRY } from './bundling.js';
 import { ConsumerMonitoring } from './consumer-monitoring.js';
 import { InboxTable } from './inbox-table.js';
 import { KafkaConsumer, type KafkaSource } from './kafka-consumer.js';
+import { OperatorPolicy } from './operator-policy.js';
 
 export interface MskInboxStackProps extends StackProps {
   /** The Kafka cluster the orders come from. */
@@ -37,6 +38,8 @@ export class MskInboxStack extends Stack {
   public readonly ordersTable: dynamodb.Table;
   public readonly consumer: KafkaConsumer;
   public readonly monitoring: ConsumerMonitoring;
+  /** Attach to the operators' role: what `msk-inbox` needs for this consumer (docs/operate.md#permissions). */
+  public readonly operatorPolicy: OperatorPolicy;
 
   public constructor(scope: Construct, id: string, props: MskInboxStackProps) {
     super(scope, id, props);
@@ -67,12 +70,17 @@ export class MskInboxStack extends Stack {
       tables: { inbox: this.inbox.table, orders: this.ordersTable },
       alarmEmail: props.alarmEmail,
     });
+    this.operatorPolicy = new OperatorPolicy(this, 'Operators', {
+      consumer: this.consumer,
+      inboxTable: this.inbox,
+    });
 
     new CfnOutput(this, 'InboxTableName', { value: this.inbox.tableName });
     new CfnOutput(this, 'OrdersTableName', { value: this.ordersTable.tableName });
     new CfnOutput(this, 'FunctionName', { value: this.consumer.function.functionName });
     new CfnOutput(this, 'FailedBatchesBucket', { value: this.consumer.failureBucket.bucketName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
+    new CfnOutput(this, 'OperatorPolicyArn', { value: this.operatorPolicy.policy.managedPolicyArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 }

@@ -49,6 +49,14 @@ export function dedupRowKey(consumer: string, dedupKey: string): string {
   return `${consumer}#${dedupKey}`;
 }
 
+/**
+ * Every row of a consumer that is not a dedup row (its quarantine rows, the operator tool's) starts with
+ * this; a dedup row starts with `<consumer>#`. The operators' IAM policy relies on the two prefixes.
+ */
+export function consumerRowPrefix(consumer: string): string {
+  return `${consumer}!`;
+}
+
 export function quarantineRowKey(consumer: string, coordinates: string): string {
-  return `${consumer}!quarantine#${coordinates}`;
+  return `${consumerRowPrefix(consumer)}quarantine#${coordinates}`;
 }

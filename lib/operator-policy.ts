@@ -1,0 +1,126 @@
+import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { consumerRowPrefix, dedupRowKey, QUARANTINE_INDEX } from '../lambdas/core/inbox-item.js';
+import type { InboxTable } from './inbox-table.js';
+import type { KafkaConsumer } from './kafka-consumer.js';
+
+/**
+ * Every IAM action `msk-inbox` (lib/operator/) sends, by what it is for (docs/operate.md#permissions).
+ * One list: the managed policy grants exactly these, and a test checks that the tool sends nothing else.
+ * A transaction needs the action of each of its parts (PutItem, DeleteItem), not one of its own.
+ */
+export const OPERATOR_ACTIONS = {
+  /** `quarantine list`: the sparse `quarantine` index. */
+  listQuarantine: ['dynamodb:Query'],
+  /** show, replay, discard and failed-batch records: the consumer's rows, read consistently, moved and marked. */
+  consumerRows: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  /** `replay --function` and `--stack`: the deployed function. */
+  invoke: ['lambda:InvokeFunction'],
+  /** `failed-batches`: the on-failure bucket's objects. */
+  failedBatches: ['s3:ListBucket', 's3:GetObject'],
+  /** `--stack`: the stack's outputs. */
+  stackOutputs: ['cloudformation:DescribeStacks'],
+} as const satisfies Record<string, readonly string[]>;
+
+export interface OperatorPolicyProps {
+  readonly consumer: KafkaConsumer;
+  readonly inboxTable: InboxTable;
+  /**
+   * The bucket holding the mapping's failed batches.
+   * @default - the consumer's own failure bucket, where it has one
+   */
+  readonly failureBucket?: s3.IBucket;
+  /**
+   * Allow `--stack` on this stack (cloudformation:DescribeStacks on it).
+   * @default true
+   */
+  readonly describeStack?: boolean;
+}
+
+/**
+ * A managed policy for the operators' role: what `msk-inbox` needs for one consumer, nothing else. Rows
+ * are limited to the consumer's own (`dynamodb:LeadingKeys`), so operators of one consumer of a shared
+ * inbox table cannot touch another's. `quarantine replay --handler` runs the consumer's code with the
+ * operator's credentials, and so needs the consumer's own permissions besides (docs/operate.md#permissions).
+ */
+export class OperatorPolicy extends Construct {
+  public readonly policy: iam.ManagedPolicy;
+
+  public constructor(scope: Construct, id: string, props: OperatorPolicyProps) {
+    super(scope, id);
+    const { consumer, inboxTable } = props;
+    const table = inboxTable.table;
+    const statements = [
+      new iam.PolicyStatement({
+        sid: 'ListQuarantine',
+        actions: [...OPERATOR_ACTIONS.listQuarantine],
+        resources: [`${table.tableArn}/index/${QUARANTINE_INDEX.name}`],
+      }),
+      new iam.PolicyStatement({
+        sid: 'ConsumerRows',
+        actions: [...OPERATOR_ACTIONS.consumerRows],
+        resources: [table.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': {
+            'dynamodb:LeadingKeys': consumerRowKeyPatterns(consumer.consumerName),
+          },
+        },
+      }),
+      new iam.PolicyStatement({
+        sid: 'Invoke',
+        actions: [...OPERATOR_ACTIONS.invoke],
+        resources: [consumer.function.functionArn],
+      }),
+    ];
+    const bucket: s3.IBucket | undefined = props.failureBucket ?? consumer.failureBucket;
+    if (bucket !== undefined) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'FailedBatchesList',
+          actions: [OPERATOR_ACTIONS.failedBatches[0]],
+          resources: [bucket.bucketArn],
+        }),
+        new iam.PolicyStatement({
+          sid: 'FailedBatchesRead',
+          actions: [OPERATOR_ACTIONS.failedBatches[1]],
+          resources: [bucket.arnForObjects('*')],
+        }),
+      );
+    }
+    if (props.describeStack ?? true) {
+      statements.push(
+        new iam.PolicyStatement({
+          sid: 'StackOutputs',
+          actions: [...OPERATOR_ACTIONS.stackOutputs],
+          resources: [Stack.of(this).stackId],
+        }),
+      );
+    }
+    this.policy = new iam.ManagedPolicy(this, 'Policy', {
+      description: `msk-inbox for consumer ${consumer.consumerName}: quarantine and failed batches (list, show, replay, discard)`,
+      statements,
+    });
+    if (bucket !== undefined) {
+      Validations.of(this.policy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${objectsFinding(bucket)}]`,
+        reason:
+          'Each failed batch is an object under a key Lambda chooses; operators read them with s3:GetObject on the failure bucket objects only (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html).',
+      });
+    }
+  }
+}
+
+/** The partition keys of one consumer's rows: its dedup rows and its `<consumer>!...` rows (quarantine, replays). */
+export function consumerRowKeyPatterns(consumerName: string): string[] {
+  return [dedupRowKey(consumerName, '*'), `${consumerRowPrefix(consumerName)}*`];
+}
+
+/** How cdk-nag names `<bucket>/*`: the bucket's logical id where it is in this app, else its ARN. */
+function objectsFinding(bucket: s3.IBucket): string {
+  const cfn = bucket.node.defaultChild;
+  return cfn instanceof CfnElement
+    ? `<${Stack.of(cfn).resolve(cfn.logicalId)}.Arn>/*`
+    : `${Stack.of(bucket).resolve(bucket.bucketArn)}/*`;
+}
