@@ -24,6 +24,7 @@ import {
   tableWidgets,
   titleWidget,
 } from './monitoring/consumer-widgets.js';
+import { quarantinedRunbook, recordsDroppedRunbook } from './monitoring/operator-commands.js';
 
 export {
   ESM_ERROR_COUNT_METRICS,
@@ -178,8 +179,7 @@ export class ConsumerMonitoring extends Construct {
         period: PERIOD,
         label: 'Records dropped or sent to the failure bucket',
       }).createAlarm(this, 'RecordsDropped', {
-        alarmDescription:
-          'Records exhausted their retries or passed maxRecordAge: they were NOT applied. First: open the newest objects in the failure bucket (they hold the whole batch), fix the cause, then replay those records.',
+        alarmDescription: `Records exhausted their retries or passed maxRecordAge: they were NOT applied; the failure bucket holds each batch whole. ${recordsDroppedRunbook(consumer)}`,
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,
@@ -188,7 +188,7 @@ export class ConsumerMonitoring extends Construct {
     );
     const quarantined = notify(
       metrics.handler(OUTCOME_METRICS.quarantined).createAlarm(this, 'Quarantined', {
-        alarmDescription: `Records were quarantined (undecodable, no dedup key, schema-invalid, payload conflict or rejected by a business rule): acknowledged but not applied. First: query the inbox table's "quarantine" index for consumer ${consumer.consumerName}; each row holds the reason and the raw record.`,
+        alarmDescription: `Records were quarantined (undecodable, no dedup key, schema-invalid, payload conflict or rejected by a business rule): acknowledged but not applied. ${quarantinedRunbook(consumer)}`,
         threshold: quarantinedThreshold,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambdas/core/metric-names.js';
 import { settingsEnvironment } from '../lambdas/core/settings.js';
 import { HANDLER_BUNDLE } from './bundling.js';
+import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import {
   type HandlerLogLevel,
@@ -41,6 +42,8 @@ const APPLICATION_LOG_LEVEL: Record<HandlerLogLevel, lambda.ApplicationLogLevel>
  */
 export class KafkaConsumer extends Construct {
   public readonly consumerName: string;
+  /** The inbox the consumer dedups with. */
+  public readonly inboxTable: InboxTable;
   public readonly function: nodejs.NodejsFunction;
   public readonly role: iam.Role;
   public readonly logGroup: logs.LogGroup;
@@ -54,6 +57,7 @@ export class KafkaConsumer extends Construct {
     const settings = resolveSettings(props);
     throwIfProblems(`KafkaConsumer ${this.node.path} props are invalid`, validate(props, settings));
     this.consumerName = props.consumerName;
+    this.inboxTable = props.inboxTable;
     this.timeout = settings.timeout;
     const logLevel = props.logLevel ?? 'INFO';
 
