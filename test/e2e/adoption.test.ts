@@ -31,6 +31,7 @@ import { INBOX_STATUS } from '../../lambdas/core/inbox-item.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
+import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 import { lambdaContext, ManualClock } from '../support/clocks.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { kafkaEvent } from '../support/kafka-events.js';
@@ -196,7 +197,13 @@ describe('a team adopting the packed package in a project of its own', () => {
   it('synthesizes an app with partial batch responses in provisioned mode, an inbox with TTL, and alarms', async () => {
     await run(process.execPath, ['--import', 'tsx', 'app.ts'], {
       cwd: project,
-      env: { ...process.env, CDK_OUTDIR: join(project, 'cdk.out'), CDK_DISABLE_VERSION_CHECK: '1' },
+      // cdk.json's context (a new app's feature flags), as `cdk synth` passes it to a team's app.
+      env: {
+        ...process.env,
+        CDK_OUTDIR: join(project, 'cdk.out'),
+        CDK_DISABLE_VERSION_CHECK: '1',
+        CDK_CONTEXT_JSON: JSON.stringify(CDK_JSON_CONTEXT),
+      },
     });
     const template = JSON.parse(readFileSync(join(project, 'cdk.out', 'Payments.template.json'), 'utf8')) as {
       Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -220,5 +227,6 @@ describe('a team adopting the packed package in a project of its own', () => {
     });
     expect(ofType('AWS::CloudWatch::Alarm').length).toBeGreaterThan(3);
     expect(ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1);
+    expect(ofType('AWS::IAM::ManagedPolicy')).toHaveLength(1);
   }, 120_000);
 });
