@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   FIXTURE_ENTRY,
   logicalId,
   onlyResource,
+  projectApp,
   type Resource,
 } from './support.js';
 
@@ -22,7 +23,7 @@ interface Built {
 }
 
 function build(overrides: Partial<Omit<ConsumerMonitoringProps, 'consumer'>> = {}): Built {
-  const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Monitoring');
+  const stack = new Stack(projectApp({ builtinCloudFormationValidation: false }), 'Monitoring');
   const inbox = new InboxTable(stack, 'Inbox');
   const orders = new dynamodb.Table(stack, 'Orders', {
     partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },

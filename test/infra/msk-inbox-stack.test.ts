@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { type App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import {
   logicalId,
   nagPacks,
   onlyResource,
+  projectApp,
   unacknowledgedFindings,
 } from './support.js';
 
@@ -27,7 +28,7 @@ describe('MskInboxStack (sample order consumer)', () => {
   let template: Template;
 
   beforeAll(() => {
-    app = new App({ outdir: mkdtempSync(join(tmpdir(), 'msk-inbox-')) });
+    app = projectApp({ outdir: mkdtempSync(join(tmpdir(), 'msk-inbox-')) });
     stack = new MskInboxStack(app, 'MskInbox', {
       source: { kind: 'msk', clusterArn: EXAMPLE_CLUSTER_ARN },
       topic: 'orders',
@@ -123,7 +124,7 @@ describe('MskInboxStack (sample order consumer)', () => {
 
 describe('MskInboxStack on self-managed Kafka', () => {
   it('passes cdk-nag with nothing unacknowledged', () => {
-    const app = new App({ builtinCloudFormationValidation: false });
+    const app = projectApp({ builtinCloudFormationValidation: false });
     new MskInboxStack(app, 'SelfManaged', {
       source: {
         kind: 'self-managed',

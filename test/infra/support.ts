@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
-import { type App, CfnElement, Stack, Validations } from 'aws-cdk-lib';
+import { App, type AppProps, CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, type NagPack, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 
 export const EXAMPLE_CLUSTER_ARN =
   'arn:aws:kafka:us-east-1:123456789012:cluster/demo/751d2973-a626-431c-9d4e-d7975eb44dd7-2';
@@ -14,6 +15,11 @@ export const FIXTURE_ENTRY = resolve(import.meta.dirname, 'fixtures', 'handler.t
 
 // Bundling runs esbuild from node_modules; Docker must never be needed.
 process.env.CDK_DOCKER = 'false';
+
+/** An App with cdk.json's context (its feature flags), as `cdk synth` builds one. */
+export function projectApp(props: AppProps = {}): App {
+  return new App({ ...props, context: { ...CDK_JSON_CONTEXT, ...props.context } });
+}
 
 /** The template logical id of a construct (its default child) or of a CloudFormation element. */
 export function logicalId(construct: IConstruct): string {
@@ -43,6 +49,25 @@ export function policyStatements(template: Template): Record<string, unknown>[] 
       (policy) => (policy as Resource).Properties.PolicyDocument as { Statement: Record<string, unknown>[] },
     )
     .flatMap((document) => document.Statement);
+}
+
+/**
+ * Each allowed action with its resource (and condition), one per pair, sorted: what a role may do, whatever
+ * way CDK merges and orders the statements (`@aws-cdk/aws-iam:minimizePolicies` in cdk.json merges them).
+ */
+export function allowedPairs(statements: readonly Record<string, unknown>[]): string[] {
+  return statements
+    .flatMap((statement) => {
+      const actions = [statement.Action].flat() as string[];
+      const resources = [statement.Resource].flat();
+      const condition = statement.Condition === undefined ? '' : ` if ${JSON.stringify(statement.Condition)}`;
+      return actions.flatMap((action) =>
+        resources.map(
+          (resource) => `${statement.Effect} ${action} on ${JSON.stringify(resource)}${condition}`,
+        ),
+      );
+    })
+    .sort();
 }
 
 export interface NagFinding {
