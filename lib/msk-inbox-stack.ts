@@ -78,6 +78,7 @@ export class MskInboxStack extends Stack {
     new CfnOutput(this, 'InboxTableName', { value: this.inbox.tableName });
     new CfnOutput(this, 'OrdersTableName', { value: this.ordersTable.tableName });
     new CfnOutput(this, 'FunctionName', { value: this.consumer.function.functionName });
+    new CfnOutput(this, 'ConsumerName', { value: this.consumer.consumerName });
     new CfnOutput(this, 'FailedBatchesBucket', { value: this.consumer.failureBucket.bucketName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'OperatorPolicyArn', { value: this.operatorPolicy.policy.managedPolicyArn });

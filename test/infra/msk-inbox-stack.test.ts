@@ -70,6 +70,7 @@ describe('MskInboxStack (sample order consumer)', () => {
       'InboxTableName',
       'OrdersTableName',
       'FunctionName',
+      'ConsumerName',
       'FailedBatchesBucket',
       'AlarmTopicArn',
       'DashboardName',
