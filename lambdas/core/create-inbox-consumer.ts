@@ -27,10 +27,11 @@ import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
 import { powertoolsTelemetry } from './powertools-telemetry.js';
 import { type HandlerSettings, settingsEnvironment } from './settings.js';
+import { JSON_VALUES, type ValueFormat } from './value-format.js';
 
 /** What the effect gets for one record. */
 export interface InboxEffectInput<Event> {
-  /** The value, parsed as JSON and, with a schema, validated and typed by it. */
+  /** The value, read by the value format (JSON by default) and, with a schema, validated and typed by it. */
   readonly event: Event;
   /** The record as decoded: coordinates, key, headers, the raw value. */
   readonly record: DecodedRecord;
@@ -49,9 +50,16 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
   /**
    * Any Standard Schema (zod 4, valibot, arktype): a value it refuses is quarantined as `invalid-event`
    * with the issues' paths, before the effect runs.
-   * @default - none: `event` is the parsed JSON value; a value that is not JSON is quarantined
+   * @default - none: `event` is the parsed value; a value the format cannot read is quarantined
    */
   readonly schema?: Schema;
+  /**
+   * How the value bytes are read: `avroValues(...)` from `msk-inbox/avro`, `protobufValues(...)` from
+   * `msk-inbox/protobuf`, each with its schema in code and the schema registries' wire formats stripped
+   * (docs/design.md#value-formats). A value the format cannot decode is quarantined as `undecodable`.
+   * @default - JSON (also what Lambda hands over with a schema registry and `EventRecordFormat: JSON`)
+   */
+  readonly valueFormat?: ValueFormat;
   /**
    * Says, before validation, that a record is not this consumer's (another event type): acked, nothing
    * written. Return a short fixed reason (it is logged), or undefined to process the record.
@@ -108,6 +116,7 @@ export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined 
       clock,
     }),
     effect: toEngineEffect(options),
+    valueFormat: options.valueFormat ?? JSON_VALUES,
     ...(options.skip ? { skipRecord: options.skip } : {}),
     clock,
     telemetry,
@@ -130,15 +139,16 @@ export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined 
 }
 
 /**
- * The engine's effect for a consumer's options: the value parsed, validated by the schema (a refusal is
- * quarantined as `invalid-event`), then the consumer's effect with the typed event.
+ * The engine's effect for a consumer's options: the value read by its format (one it cannot decode is
+ * quarantined as `undecodable`; JSON that does not parse, as `invalid-event`), validated by the schema (a
+ * refusal is quarantined as `invalid-event`), then the consumer's effect with the typed event.
  */
 export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
   options: Pick<InboxConsumerOptions<Schema>, 'schema' | 'effect'>,
 ): Effect {
   return async ({ record, dedupKey }) => {
     const event = await validated(record, options.schema);
-    if (!event.ok) return { kind: 'reject', reason: 'invalid-event', message: event.message };
+    if (!event.ok) return { kind: 'reject', reason: event.reason, message: event.message };
     return options.effect({ event: event.value as never, record, dedupKey });
   };
 }
@@ -160,18 +170,23 @@ async function validated(
   record: DecodedRecord,
   schema: StandardSchemaV1 | undefined,
 ): Promise<
-  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string }
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly reason: string; readonly message: string }
 > {
-  const json = record.json;
-  if (!json.ok) return { ok: false, message: json.error };
-  if (schema === undefined) return { ok: true, value: json.value };
+  const parsed = record.parsed;
+  if (!parsed.ok) return { ok: false, reason: parsed.reason, message: parsed.error };
+  if (schema === undefined) return { ok: true, value: parsed.value };
   let result: StandardSchemaV1.Result<unknown>;
   try {
-    result = await schema['~standard'].validate(json.value);
+    result = await schema['~standard'].validate(parsed.value);
   } catch (error) {
     // A schema that cannot judge a value (a recursive one on a value nested 100,000 deep overflows the
     // stack) can never judge it: the record is quarantined, never retried into a blocked partition.
-    return { ok: false, message: `the schema threw ${error instanceof Error ? error.name : typeof error}` };
+    return {
+      ok: false,
+      reason: 'invalid-event',
+      message: `the schema threw ${error instanceof Error ? error.name : typeof error}`,
+    };
   }
   if (result.issues === undefined) return { ok: true, value: result.value };
   // The paths only: some libraries (valibot, arktype) quote the received value in their messages, and this
@@ -180,6 +195,7 @@ async function validated(
   const more = result.issues.length > MAX_ISSUES ? ` and ${result.issues.length - MAX_ISSUES} more` : '';
   return {
     ok: false,
+    reason: 'invalid-event',
     message: boundedString(`invalid at ${paths.join(', ')}${more}`, MAX_ISSUES_BYTES).text,
   };
 }

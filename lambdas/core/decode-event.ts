@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
 import { InvalidEventError } from './errors.js';
+import {
+  JSON_VALUES,
+  type ParsedValue,
+  parseJson,
+  type SchemaMetadata,
+  type ValueFormat,
+} from './value-format.js';
 
 export interface KafkaHeader {
   readonly name: string;
@@ -48,10 +55,15 @@ export class DecodedRecord {
   readonly raw: RawRecordView;
   /** Why the record could not be decoded; it is then quarantined as `undecodable`. */
   readonly problem: string | undefined;
+  /** The record's `valueSchemaMetadata`, when Lambda validated it against a schema registry. */
+  readonly valueSchemaMetadata: SchemaMetadata | undefined;
+  /** How `parsed` reads the value: the consumer's value format. */
+  readonly valueFormat: ValueFormat;
   #json: JsonParseResult | undefined;
+  #parsed: ParsedValue | undefined;
   #payloadHash: string | undefined;
 
-  constructor(fields: Omit<DecodedRecord, 'json' | 'payloadHash' | 'header'>) {
+  constructor(fields: Omit<DecodedRecord, 'json' | 'parsed' | 'payloadHash' | 'header'>) {
     this.partitionKey = fields.partitionKey;
     this.topic = fields.topic;
     this.partition = fields.partition;
@@ -63,11 +75,25 @@ export class DecodedRecord {
     this.headers = fields.headers;
     this.raw = fields.raw;
     this.problem = fields.problem;
+    this.valueSchemaMetadata = fields.valueSchemaMetadata;
+    this.valueFormat = fields.valueFormat;
   }
 
-  /** The value parsed as UTF-8 JSON, parsed at most once. */
+  /**
+   * The value read by the consumer's value format (JSON unless it said Avro or Protobuf), at most once:
+   * what the dedup key's field, the ordering key's field, the skip hook and the schema see.
+   */
+  get parsed(): ParsedValue {
+    this.#parsed ??= this.valueFormat.parse(this.value, this.valueSchemaMetadata);
+    return this.#parsed;
+  }
+
+  /** The value parsed as UTF-8 JSON whatever the consumer's format, parsed at most once. */
   get json(): JsonParseResult {
-    this.#json ??= parseJson(this.value);
+    if (this.#json === undefined) {
+      const parsed = this.valueFormat === JSON_VALUES ? this.parsed : parseJson(this.value);
+      this.#json = parsed.ok ? parsed : { ok: false, error: parsed.error };
+    }
     return this.#json;
   }
 
@@ -92,7 +118,7 @@ export interface DecodedPartition {
  * Decodes a Kafka event into partitions of records in offset order. Only an unusable envelope throws;
  * a malformed record is returned with its `problem` so it gets an outcome of its own.
  */
-export function decodeEvent(event: unknown): DecodedPartition[] {
+export function decodeEvent(event: unknown, valueFormat: ValueFormat = JSON_VALUES): DecodedPartition[] {
   if (!isObject(event)) throw new InvalidEventError(`Kafka event must be an object, got ${describe(event)}`);
   const records = event.records;
   if (!isObject(records)) {
@@ -102,12 +128,17 @@ export function decodeEvent(event: unknown): DecodedPartition[] {
     if (!Array.isArray(list)) {
       throw new InvalidEventError(`records["${partitionKey}"] must be an array, got ${describe(list)}`);
     }
-    const decoded = list.map((raw, index) => decodeRecord(partitionKey, raw, index));
+    const decoded = list.map((raw, index) => decodeRecord(partitionKey, raw, index, valueFormat));
     return { partitionKey, records: inOffsetOrder(decoded) };
   });
 }
 
-function decodeRecord(partitionKey: string, raw: unknown, index: number): DecodedRecord {
+function decodeRecord(
+  partitionKey: string,
+  raw: unknown,
+  index: number,
+  valueFormat: ValueFormat,
+): DecodedRecord {
   const fromKey = splitPartitionKey(partitionKey);
   const problems: string[] = [];
   const record = isObject(raw) ? raw : {};
@@ -152,7 +183,19 @@ function decodeRecord(partitionKey: string, raw: unknown, index: number): Decode
       headers: record.headers ?? null,
     },
     problem: problems.length > 0 ? problems.join('; ') : undefined,
+    valueSchemaMetadata: schemaMetadataOf(record.valueSchemaMetadata),
+    valueFormat,
   });
+}
+
+/**
+ * `valueSchemaMetadata` as Lambda adds it with a schema registry (value-format.ts): read only when it is
+ * an object; a field that is not a string counts as absent (a malformed one must not pass for an id).
+ */
+function schemaMetadataOf(field: unknown): SchemaMetadata | undefined {
+  if (!isObject(field)) return undefined;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  return { dataFormat: text(field.dataFormat), schemaId: text(field.schemaId) };
 }
 
 /** Topic names may contain '-': the partition is after the last one (docs/aws-facts.md#the-kafka-event). */
@@ -233,34 +276,6 @@ export function isBase64(text: string): boolean {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function parseJson(value: Buffer | null): JsonParseResult {
-  if (value === null) return { ok: false, error: 'value is null' };
-  let text: string;
-  try {
-    text = utf8.decode(value);
-  } catch {
-    return { ok: false, error: 'value is not UTF-8' };
-  }
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch (error) {
-    return { ok: false, error: `value is not JSON${jsonErrorPosition(error)}` };
-  }
-}
-
-/**
- * Where JSON.parse stopped, and nothing else: its messages quote the payload ("Unexpected token 'x',
- * "card 4111..." is not valid JSON"), and payload bytes never go to logs.
- */
-function jsonErrorPosition(error: unknown): string {
-  const message = error instanceof Error ? error.message : '';
-  const position = /at position (\d+)/.exec(message)?.[1];
-  if (position !== undefined) return ` (error at character ${position})`;
-  if (/end of JSON input/.test(message)) return ' (it ends early)';
-  if (/^Unexpected token/.test(message)) return ' (an unexpected character)';
-  return '';
-}
 
 /** Decodes bytes as strict UTF-8, or undefined when they are not. */
 export function decodeUtf8(bytes: Buffer): string | undefined {

@@ -4,7 +4,10 @@ import { quarantineKeyOf } from './quarantine-row.js';
 export interface DedupKeyPolicy {
   /** Header holding the producer-assigned id (UTF-8). @default 'event_id' */
   readonly header: string;
-  /** Top-level field of the JSON value, used when the header is absent. @default 'event_id' */
+  /**
+   * Top-level field of the value (as the consumer's value format reads it: JSON, Avro, Protobuf), used
+   * when the header is absent. @default 'event_id'
+   */
   readonly field: string;
   /**
    * `coordinates` keys a record without an id by topic-partition@offset: only a redelivery of that very
@@ -30,7 +33,7 @@ export type DedupKeyResult =
       readonly message: string;
     };
 
-/** Header first, then the JSON field, then (opt-in) the record's coordinates. */
+/** Header first, then the value's field, then (opt-in) the record's coordinates. */
 export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): DedupKeyResult {
   const header = record.header(policy.header);
   if (header !== undefined && header.length > 0) {
@@ -44,9 +47,14 @@ export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): D
     }
     return checked(key, 'header', `header "${policy.header}"`);
   }
-  const json = record.json;
-  if (json.ok && typeof json.value === 'object' && json.value !== null && !Array.isArray(json.value)) {
-    const field = (json.value as Record<string, unknown>)[policy.field];
+  const parsed = record.parsed;
+  if (
+    parsed.ok &&
+    typeof parsed.value === 'object' &&
+    parsed.value !== null &&
+    !Array.isArray(parsed.value)
+  ) {
+    const field = (parsed.value as Record<string, unknown>)[policy.field];
     if (typeof field === 'string' && field !== '') return checked(field, 'field', `field "${policy.field}"`);
     if (field !== undefined && field !== null && field !== '') {
       return {
@@ -63,7 +71,7 @@ export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): D
   return {
     ok: false,
     reason: 'missing-event-id',
-    message: `no header "${policy.header}" and no string field "${policy.field}" in the JSON value`,
+    message: `no header "${policy.header}" and no string field "${policy.field}" in the ${record.valueFormat.label} value`,
   };
 }
 

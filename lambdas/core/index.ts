@@ -1,6 +1,8 @@
 /**
  * MSK Inbox, the handler side: what a team's consumer imports. Everything else in lambdas/core is the
- * engine behind this surface and may change.
+ * engine behind this surface and may change. Avro and Protobuf values have entries of their own
+ * (`msk-inbox/avro`: avro-values.ts, `msk-inbox/protobuf`: protobuf-values.ts), so a JSON consumer's
+ * bundle carries neither library.
  */
 export {
   createInboxConsumer,
@@ -16,3 +18,5 @@ export type { KafkaBatchResponse, KafkaEvent } from './kafka-event.js';
 export { METRICS_NAMESPACE } from './metric-names.js';
 export type { OutcomeStatus, RecordOutcome } from './outcome.js';
 export { HANDLER_SETTINGS, type HandlerSettings, type TunableSettings } from './settings.js';
+export { JSON_VALUES, type ParsedValue, type SchemaMetadata, type ValueFormat } from './value-format.js';
+export type { Framing } from './wire-format.js';

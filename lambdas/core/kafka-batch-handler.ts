@@ -5,6 +5,7 @@ import { decodeEvent } from './decode-event.js';
 import type { InvocationClock, KafkaBatchResponse } from './kafka-event.js';
 import type { RecordOutcome } from './outcome.js';
 import { RefusalStreak } from './refusal-streak.js';
+import type { ValueFormat } from './value-format.js';
 
 /** Where a batch's outcomes go: logs and metrics in Lambda, assertions in tests. */
 export interface BatchTelemetry {
@@ -13,6 +14,8 @@ export interface BatchTelemetry {
 
 export type KafkaBatchHandlerOptions = Omit<BatchProcessorOptions, 'remainingTimeMs'> & {
   readonly telemetry: BatchTelemetry;
+  /** How record values are read (value-format.ts). @default JSON */
+  readonly valueFormat?: ValueFormat;
 };
 
 /** decode → process → respond, with no Lambda or SDK dependency: the handler wires it. */
@@ -24,7 +27,7 @@ export function createKafkaBatchHandler(
   return async (event, context) => {
     const startedMs = options.clock.nowMs();
     // A bad envelope throws here: Lambda then retries (or bisects) the whole batch.
-    const partitions = decodeEvent(event);
+    const partitions = decodeEvent(event, options.valueFormat);
     const outcomes = await processBatch(partitions, {
       refusals,
       ...options,

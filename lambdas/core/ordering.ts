@@ -9,7 +9,7 @@ import type { DecodedRecord } from './decode-event.js';
 export type KeySource =
   /** The Kafka record key, byte for byte. */
   | { readonly from: 'kafka-key' }
-  /** A top-level field (string or number) of the JSON value. */
+  /** A top-level field (string or number) of the value, as the consumer's value format reads it. */
   | { readonly from: 'field'; readonly field: string };
 
 export type PartitionOrdering =
@@ -36,11 +36,18 @@ export function parseKeySource(text: string): KeySource | undefined {
  */
 export function orderingKeyOf(record: DecodedRecord, source: KeySource): string | undefined {
   if (source.from === 'kafka-key') return typeof record.raw.key === 'string' ? record.raw.key : undefined;
-  const json = record.json;
-  if (!json.ok || typeof json.value !== 'object' || json.value === null || Array.isArray(json.value)) {
+  const parsed = record.parsed;
+  if (
+    !parsed.ok ||
+    typeof parsed.value !== 'object' ||
+    parsed.value === null ||
+    Array.isArray(parsed.value)
+  ) {
     return undefined;
   }
-  const value = (json.value as Record<string, unknown>)[source.field];
-  // 42 and "42" share a lane: more ordering than needed is safe, less is not.
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  const value = (parsed.value as Record<string, unknown>)[source.field];
+  // 42 and "42" share a lane: more ordering than needed is safe, less is not. A bigint is a wide long.
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint'
+    ? String(value)
+    : undefined;
 }

@@ -30,7 +30,7 @@ export type OrderPlaced = z.infer<typeof OrderPlaced>;
 
 /** Records of another type are not this consumer's business: acked with no write (a fixed reason: it is logged). */
 export function skipOtherEventTypes(record: DecodedRecord): string | undefined {
-  const value = record.json.ok ? record.json.value : undefined;
+  const value = record.parsed.ok ? record.parsed.value : undefined;
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
   return typeof type === 'string' && type !== ORDER_PLACED ? 'other-event-type' : undefined;
 }

@@ -59,7 +59,7 @@ export const OrderSchema = {
 
 /** Records of another type are not this consumer's: acked with no write (a fixed reason: it is logged). */
 export function skipOtherTypes(record: DecodedRecord): string | undefined {
-  const value = record.json.ok ? record.json.value : undefined;
+  const value = record.parsed.ok ? record.parsed.value : undefined;
   const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
   return typeof type === 'string' && type !== ORDER_PLACED ? 'other-event-type' : undefined;
 }

@@ -1,0 +1,82 @@
+/**
+ * Protobuf values (`msk-inbox/protobuf`): the message type given in code (a protobufjs `Type`, from
+ * `protobuf.parse(...)` or `Root.lookupType`, or a class protobufjs generated), as Powertools' Kafka
+ * utility takes it; the registry's header and message indexes recognised and stripped first
+ * (wire-format.ts). A module of its own (docs/design.md#value-formats).
+ */
+import type { IConversionOptions, Message, Reader } from 'protobufjs';
+import { type ParsedValue, type ValueFormat, wideInteger } from './value-format.js';
+import { type Framing, stripMessageIndexes, unframe } from './wire-format.js';
+
+/** What the format uses of a protobufjs message type: both a reflected `Type` and a generated class have it. */
+export interface ProtobufMessageType {
+  decode(reader: Reader | Uint8Array): Message<object> | object;
+  toObject(message: never, options?: IConversionOptions): { [key: string]: unknown };
+}
+
+export interface ProtobufValuesOptions {
+  /** The message every value is. */
+  readonly messageType: ProtobufMessageType;
+  /**
+   * `schema-registry`: a Confluent or Glue header and message indexes precede each value (unless Lambda
+   * removed the header, see wire-format.ts); `none`: the bare message.
+   * @default 'schema-registry'
+   */
+  readonly framing?: Framing;
+}
+
+/**
+ * The plain object the consumer's schema sees: enums by name, every field present (proto3 has no
+ * absent scalar), bytes as Uint8Array, 64-bit integers as numbers when safe, else bigints.
+ */
+const CONVERSION: IConversionOptions = {
+  longs: BigInt,
+  enums: String,
+  defaults: true,
+  arrays: true,
+  objects: true,
+};
+
+export function protobufValues(options: ProtobufValuesOptions): ValueFormat {
+  const framing = options.framing ?? 'schema-registry';
+  const { messageType } = options;
+  return {
+    label: 'Protobuf',
+    parse(value, metadata): ParsedValue {
+      const unframed = unframe(value, framing, metadata);
+      if (!unframed.ok) return { ok: false, error: unframed.error, reason: 'undecodable' };
+      const stripped = stripMessageIndexes(unframed.payload, unframed.registry);
+      if (!stripped.ok) return { ok: false, error: stripped.error, reason: 'undecodable' };
+      let message: object;
+      try {
+        message = messageType.decode(stripped.payload);
+      } catch (error) {
+        return {
+          ok: false,
+          error: `value is not a Protobuf message of the type (${protobufErrorKind(error)})`,
+          reason: 'undecodable',
+        };
+      }
+      return { ok: true, value: narrowIntegers(messageType.toObject(message as never, CONVERSION)) };
+    },
+  };
+}
+
+/** 64-bit fields come as bigints (CONVERSION): safe ones become numbers (value-format.ts#wideInteger). */
+function narrowIntegers(value: unknown): unknown {
+  if (typeof value === 'bigint') return wideInteger(value);
+  if (Array.isArray(value)) return value.map(narrowIntegers);
+  if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, narrowIntegers(field)]));
+  }
+  return value;
+}
+
+/** protobufjs's failure by kind only: its messages may name the bytes it met. */
+function protobufErrorKind(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  if (/index out of range/.test(message)) return 'it ends early';
+  if (/invalid wire type/.test(message)) return 'an invalid wire type';
+  if (/missing required/.test(message)) return 'a required field is missing';
+  return 'the bytes do not fit the type';
+}

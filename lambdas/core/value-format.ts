@@ -1,0 +1,83 @@
+/**
+ * How a record's value bytes become the value the dedup key, the ordering key, the skip hook and the
+ * consumer's Standard Schema see (docs/design.md#value-formats). JSON is built in and the default; Avro
+ * and Protobuf live in modules of their own (avro-values.ts, protobuf-values.ts, the package's
+ * `msk-inbox/avro` and `msk-inbox/protobuf`), so a JSON consumer's bundle carries neither library.
+ */
+
+/**
+ * What Lambda adds to a record when its event source mapping validates against a schema registry
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html): the registry's
+ * format and schema id (a number for Confluent, a schema version UUID for Glue). Kept as sent, when both
+ * are strings.
+ */
+export interface SchemaMetadata {
+  readonly dataFormat: string | undefined;
+  readonly schemaId: string | undefined;
+}
+
+export type ParsedValue =
+  | { readonly ok: true; readonly value: unknown }
+  | {
+      readonly ok: false;
+      /** Never payload bytes: the kind of failure and where (it reaches logs and quarantine rows). */
+      readonly error: string;
+      /**
+       * The quarantine reason: JSON that does not parse is `invalid-event`, as it always was; bytes that
+       * a binary format cannot decode (bad magic, truncated, another schema) are `undecodable`.
+       */
+      readonly reason: 'invalid-event' | 'undecodable';
+    };
+
+export interface ValueFormat {
+  /** How messages name the value: "JSON", "Avro", "Protobuf". */
+  readonly label: string;
+  /** Never throws: a value it cannot read is a failure with its reason. */
+  parse(value: Buffer | null, metadata: SchemaMetadata | undefined): ParsedValue;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** UTF-8 JSON text: the default, and what Lambda hands over with a schema registry's `EventRecordFormat: JSON`. */
+export const JSON_VALUES: ValueFormat = {
+  label: 'JSON',
+  parse: (value) => parseJson(value),
+};
+
+export function parseJson(value: Buffer | null): ParsedValue {
+  if (value === null) return { ok: false, error: 'value is null', reason: 'invalid-event' };
+  let text: string;
+  try {
+    text = utf8.decode(value);
+  } catch {
+    return { ok: false, error: 'value is not UTF-8', reason: 'invalid-event' };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: `value is not JSON${jsonErrorPosition(error)}`, reason: 'invalid-event' };
+  }
+}
+
+/**
+ * Where JSON.parse stopped, and nothing else: its messages quote the payload ("Unexpected token 'x',
+ * "card 4111..." is not valid JSON"), and payload bytes never go to logs.
+ */
+function jsonErrorPosition(error: unknown): string {
+  const message = error instanceof Error ? error.message : '';
+  const position = /at position (\d+)/.exec(message)?.[1];
+  if (position !== undefined) return ` (error at character ${position})`;
+  if (/end of JSON input/.test(message)) return ' (it ends early)';
+  if (/^Unexpected token/.test(message)) return ' (an unexpected character)';
+  return '';
+}
+
+/**
+ * A 64-bit integer from Avro (`long`) or Protobuf (`int64`, `uint64`, ...): a number when it is a safe
+ * integer, so ordinary values stay ordinary for the consumer's schema, else a bigint, so no digit is lost.
+ */
+export function wideInteger(value: bigint): number | bigint {
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value;
+}
