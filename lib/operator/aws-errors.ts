@@ -24,6 +24,28 @@ export function adviceFor(target: OperatorTarget, error: unknown): UserError | u
       options,
     );
   }
+  const credentials = credentialAdvice(error);
+  if (credentials !== undefined) return credentials;
+  if (name === 'AccessDeniedException') {
+    return new UserError(
+      `not allowed: ${message.split('\n')[0]} (docs/operate.md lists the IAM actions)`,
+      options,
+    );
+  }
+  if (target.endpoint !== undefined && (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message))) {
+    return new UserError(
+      `nothing answers at ${target.endpoint}: is DynamoDB Local running? (\`npm start -- --keep\` prints its endpoint)`,
+      options,
+    );
+  }
+  return undefined;
+}
+
+/** The failures any AWS call meets before it reaches the service: credentials and region. */
+export function credentialAdvice(error: unknown): UserError | undefined {
+  const name = (error as { name?: string }).name ?? '';
+  const message = error instanceof Error ? error.message : String(error);
+  const options = { cause: error };
   if (name === 'CredentialsProviderError' || /Could not load credentials/.test(message)) {
     return new UserError(
       'no AWS credentials found: set AWS_PROFILE (or --profile), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
@@ -36,18 +58,6 @@ export function adviceFor(target: OperatorTarget, error: unknown): UserError | u
   if (['UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException'].includes(name)) {
     return new UserError(
       `AWS refused the credentials (${name}): refresh them or pick another --profile`,
-      options,
-    );
-  }
-  if (name === 'AccessDeniedException') {
-    return new UserError(
-      `not allowed: ${message.split('\n')[0]} (docs/operate.md lists the IAM actions)`,
-      options,
-    );
-  }
-  if (target.endpoint !== undefined && (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message))) {
-    return new UserError(
-      `nothing answers at ${target.endpoint}: is DynamoDB Local running? (\`npm start -- --keep\` prints its endpoint)`,
       options,
     );
   }

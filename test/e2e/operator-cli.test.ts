@@ -10,6 +10,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { decodeEvent } from '../../lambdas/core/decode-event.js';
 import { DynamoDbInboxStore } from '../../lambdas/core/dynamodb-inbox-store.js';
+import { startInvokeApiServer } from '../../local/lambda-runtime/invoke-api-server.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { kafkaEvent } from '../support/kafka-events.js';
@@ -171,8 +172,49 @@ describe('msk-inbox, spawned', () => {
       'msk-inbox: discarding 1 record(s) needs a yes: run it in a terminal, or pass --yes',
     );
     expectOneLine(
-      await mskInbox(['quarantine', 'replay', 'orders-0@7', '--function', 'orders', ...local]),
-      'msk-inbox: --function is not there yet (phase 2): replay through --handler FILE for now',
+      await mskInbox(['quarantine', 'replay', 'orders-0@7', ...local]),
+      /^msk-inbox: what should run the records\? pass --function NAME \(the deployed function\), --stack NAME or --handler FILE$/,
+    );
+  });
+
+  it('replay --function: a function that is not there, or no credentials for Lambda, is one line (exit 2)', async () => {
+    const invokeApi = await startInvokeApiServer({ functions: new Map() });
+    try {
+      expectOneLine(
+        await mskInbox([
+          'quarantine',
+          'replay',
+          'orders-0@7',
+          '--function',
+          'orders',
+          '--lambda-endpoint',
+          invokeApi.endpoint,
+          ...local,
+        ]),
+        `msk-inbox: function orders not found at ${invokeApi.endpoint}: check --function (or --stack), --region or --lambda-endpoint`,
+      );
+    } finally {
+      await invokeApi.close();
+    }
+    expectOneLine(
+      await mskInbox([
+        'quarantine',
+        'replay',
+        'orders-0@7',
+        '--function',
+        'orders',
+        '--region',
+        'us-east-1',
+        ...local,
+      ]),
+      'msk-inbox: no AWS credentials found: set AWS_PROFILE (or --profile), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+    );
+  });
+
+  it('--stack without credentials is one line (exit 2)', async () => {
+    expectOneLine(
+      await mskInbox(['quarantine', 'list', '--stack', 'Orders', '--region', 'us-east-1']),
+      'msk-inbox: no AWS credentials found: set AWS_PROFILE (or --profile), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
     );
   });
 });

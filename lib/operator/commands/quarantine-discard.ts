@@ -2,7 +2,7 @@
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { COMMON_FLAGS, COMMON_HELP, operatorTarget } from '../operator-target.js';
+import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { discardRow, INBOX_STATUS } from '../quarantine-table.js';
 import { tableText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
@@ -44,7 +44,7 @@ export async function quarantineDiscard(argv: readonly string[], io: OperatorIo)
   if (all && reason === undefined) {
     throw new UserError('discard --all needs --reason R: list shows the reasons (counts per reason)');
   }
-  const target = operatorTarget(values);
+  const target = await resolveOperatorTarget(values);
   const rows = await selectRows(target, positionals, all, reason, 'discard');
   const dryRun = values['dry-run'] === true;
   if (rows.length > 0 && !dryRun && values.yes !== true) {

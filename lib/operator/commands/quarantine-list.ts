@@ -2,7 +2,7 @@
 import { parseCommandLine, positiveIntegerFlag } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { COMMON_FLAGS, COMMON_HELP, operatorTarget } from '../operator-target.js';
+import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { listQuarantined, type QuarantineRow } from '../quarantine-table.js';
 import { dedupKeyOf, dedupPolicyFrom, replayEventOf, valueSize } from '../quarantined-record.js';
 import { bytesText, tableText, whenText } from '../table-text.js';
@@ -32,7 +32,7 @@ export async function quarantineList(argv: readonly string[], io: OperatorIo): P
     return 0;
   }
   if (positionals.length > 0) throw new UserError(`list takes no ids (got ${positionals[0]}): use show ID`);
-  const target = operatorTarget(values);
+  const target = await resolveOperatorTarget(values);
   const limit = positiveIntegerFlag('limit', values.limit as string | undefined, DEFAULT_LIMIT);
   const sinceMs = values.since === undefined ? undefined : parseSince(String(values.since), io.nowMs());
   const reason = values.reason as string | undefined;

@@ -1,17 +1,17 @@
 /** `msk-inbox quarantine replay`: each record through the consumer again, its outcome recorded on the row. */
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { ProgressPrinter } from '../../cli/progress-printer.js';
-import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { type Invoke, loadLocalHandler } from '../local-handler.js';
-import { COMMON_FLAGS, COMMON_HELP, operatorTarget } from '../operator-target.js';
+import { INVOKER_FLAGS, INVOKER_HELP, invokerFrom, invokerGiven } from '../invoke-target.js';
+import type { Invoke } from '../local-handler.js';
+import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { dedupPolicyFrom } from '../quarantined-record.js';
 import { type ReplayOutcome, type ReplayResult, replayRow } from '../replay-record.js';
 import { tableText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
 import { selectRows } from './select-rows.js';
 
-export const REPLAY_HELP = `Usage: msk-inbox quarantine replay (ID... | --all [--reason R]) --handler FILE [flags]
+export const REPLAY_HELP = `Usage: msk-inbox quarantine replay (ID... | --all [--reason R]) (--function NAME | --stack NAME | --handler FILE) [flags]
 
 Runs each quarantined record through the consumer again, once its code or data is fixed: a one-record
 MSK event built from the row, under the record's own coordinates, so the inbox dedups it as it would a
@@ -22,14 +22,14 @@ replay_outcome, replay_attempts):
   duplicate          its key was applied already; the row leaves the index (RESOLVED)
   skipped            the consumer acks it without an effect; the row leaves the index (RESOLVED)
   quarantined-again  it stays in the index with the new reason
-  failed             the consumer reported it for retry or threw; the row stays as it was
+  failed             the consumer reported it for retry, threw, or the function answered an error;
+                     the row stays as it was
 
-  --handler FILE   a module exporting the Lambda handler (\`handler\`), run in this process with the
-                   function's environment: INBOX_TABLE_NAME, CONSUMER_NAME, and for --endpoint
-                   AWS_ENDPOINT_URL_DYNAMODB; the consumer's other variables come from your shell
-  --function NAME  the deployed function, through Lambda's Invoke API: coming in phase 2
   --all            every row of the index (with --reason R, those with that reason)
-  --dry-run        say what would be sent, change nothing
+  --dry-run        say what would be sent, change nothing (with --function, Lambda checks that you
+                   may invoke it: a DryRun invocation)
+
+${INVOKER_HELP}
 
 Exit code 0 when every record left the quarantine (or with --dry-run), 1 when some did not.
 
@@ -42,10 +42,9 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
     argv,
     {
       ...COMMON_FLAGS,
+      ...INVOKER_FLAGS,
       all: { type: 'boolean' },
       reason: { type: 'string' },
-      handler: { type: 'string' },
-      function: { type: 'string' },
       'dry-run': { type: 'boolean' },
     },
     'msk-inbox quarantine replay --help',
@@ -54,15 +53,8 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
     io.print(REPLAY_HELP);
     return 0;
   }
-  if (values.function !== undefined) {
-    throw new UserError('--function is not there yet (phase 2): replay through --handler FILE for now');
-  }
   const dryRun = values['dry-run'] === true;
-  const handlerFile = values.handler as string | undefined;
-  if (handlerFile === undefined && !dryRun) {
-    throw new UserError('replay needs --handler FILE: the module exporting your Lambda handler');
-  }
-  const target = operatorTarget(values);
+  const target = await resolveOperatorTarget(values);
   const rows = await selectRows(
     target,
     positionals,
@@ -70,12 +62,13 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
     values.reason as string | undefined,
     'replay',
   );
+  // A dry run needs nothing to invoke; given one, it still checks it (Lambda's DryRun, the handler's import).
   const invoke: Invoke =
-    handlerFile === undefined
+    dryRun && !invokerGiven(values, target)
       ? async () => {
           throw new Error('a dry run invokes nothing');
         }
-      : await loadLocalHandler(handlerFile, target);
+      : await invokerFrom(values, target);
   const policy = dedupPolicyFrom(process.env);
   const progress = new ProgressPrinter(process.stderr);
   const results: ReplayResult[] = [];

@@ -2,7 +2,7 @@
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, operatorTarget } from '../operator-target.js';
+import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, resolveOperatorTarget } from '../operator-target.js';
 import { getRow, OPERATOR_ATTRIBUTES as O, type QuarantineRow } from '../quarantine-table.js';
 import { type ReadableRecord, readableRecord } from '../quarantined-record.js';
 import { bytesText, whenText } from '../table-text.js';
@@ -24,7 +24,7 @@ export async function quarantineShow(argv: readonly string[], io: OperatorIo): P
   }
   if (positionals.length !== 1)
     throw new UserError('show takes one ID, e.g. msk-inbox quarantine show orders-0@42');
-  const target = operatorTarget(values);
+  const target = await resolveOperatorTarget(values);
   const id = positionals[0] ?? '';
   const row = await withAwsAdvice(target, () => getRow(target, id));
   if (row === undefined) throw noSuchRow(target, id);

@@ -1,0 +1,72 @@
+/**
+ * What a replay runs records through, for every command that replays (quarantine replay, failed-batches
+ * replay): the deployed function through Lambda's Invoke API (`--function`, or `--stack`'s FunctionName
+ * output) or a handler module loaded in this process (`--handler`). Exactly one; flags win over the stack.
+ */
+import { UserError } from '../cli/user-error.js';
+import { lambdaInvoker } from './lambda-invoke.js';
+import { type Invoke, loadLocalHandler } from './local-handler.js';
+import { type OperatorTarget, stringFlag } from './operator-target.js';
+
+export const INVOKER_FLAGS = {
+  function: { type: 'string' },
+  handler: { type: 'string' },
+  'lambda-endpoint': { type: 'string' },
+} as const;
+
+export const INVOKER_HELP = `What the records run through (one of them):
+  --function NAME  the deployed function (name or ARN), through Lambda's Invoke API: it runs with its own
+                   role and environment; you need only lambda:InvokeFunction on it
+  --stack NAME     the function of the stack's FunctionName output (a --function flag wins)
+  --handler FILE   a module exporting the Lambda handler (\`handler\`), run in this process with the
+                   function's environment: INBOX_TABLE_NAME, CONSUMER_NAME, and for --endpoint
+                   AWS_ENDPOINT_URL_DYNAMODB; the consumer's other variables come from your shell
+  --lambda-endpoint URL
+                   the local runtime's Invoke API, e.g. the one \`npm start -- --keep\` prints (with its
+                   fixed local key); the SDK's own AWS_ENDPOINT_URL_LAMBDA works too`;
+
+type Values = Readonly<Record<string, string | boolean | undefined>>;
+
+/** Whether the flags (or the stack) name something to invoke; a dry run needs nothing. */
+export function invokerGiven(values: Values, target: OperatorTarget): boolean {
+  return (
+    stringFlag(values.handler) !== undefined ||
+    stringFlag(values.function) !== undefined ||
+    target.stack?.functionName !== undefined
+  );
+}
+
+/** The invoker the flags choose; a missing or contradictory choice is a one-line UserError. */
+export async function invokerFrom(values: Values, target: OperatorTarget): Promise<Invoke> {
+  const handler = stringFlag(values.handler);
+  const functionFlag = stringFlag(values.function);
+  const lambdaEndpoint = stringFlag(values['lambda-endpoint']);
+  if (handler !== undefined && functionFlag !== undefined) {
+    throw new UserError('--handler or --function, not both: one thing runs the records');
+  }
+  if (lambdaEndpoint !== undefined && !/^https?:\/\/[^/]+/.test(lambdaEndpoint)) {
+    throw new UserError(`--lambda-endpoint ${lambdaEndpoint} is not a URL: e.g. http://127.0.0.1:9001`);
+  }
+  if (handler !== undefined) {
+    if (lambdaEndpoint !== undefined) {
+      throw new UserError('--lambda-endpoint goes with --function (or --stack), not --handler');
+    }
+    return loadLocalHandler(handler, target);
+  }
+  const functionName = functionFlag ?? target.stack?.functionName;
+  if (functionName === undefined) {
+    throw new UserError(
+      target.stack === undefined
+        ? 'what should run the records? pass --function NAME (the deployed function), --stack NAME or --handler FILE'
+        : `stack ${target.stack.stackName} has no FunctionName output: pass --function NAME or --handler FILE`,
+    );
+  }
+  // The --region flag, not the target's: that one is DynamoDB Local's with --endpoint, and the function is
+  // not there unless --lambda-endpoint says so (lambdaInvoker then takes the local region).
+  return lambdaInvoker({
+    functionName,
+    region: stringFlag(values.region),
+    profile: target.profile,
+    lambdaEndpoint,
+  });
+}
