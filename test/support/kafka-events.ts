@@ -6,7 +6,7 @@ export interface RecordSpec {
   readonly partition?: number;
   readonly offset: number;
   readonly key?: string | null;
-  /** An object is sent as JSON; a string as UTF-8; null as a tombstone. */
+  /** Bytes are sent as they are (Avro, Protobuf); an object as JSON; a string as UTF-8; null as a tombstone. */
   readonly value?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
   readonly timestamp?: number;
@@ -20,9 +20,11 @@ export function kafkaRecord(spec: RecordSpec): KafkaEventRecord {
   const value =
     spec.value === null || spec.value === undefined
       ? null
-      : Buffer.from(typeof spec.value === 'string' ? spec.value : JSON.stringify(spec.value)).toString(
-          'base64',
-        );
+      : spec.value instanceof Uint8Array
+        ? Buffer.from(spec.value).toString('base64')
+        : Buffer.from(typeof spec.value === 'string' ? spec.value : JSON.stringify(spec.value)).toString(
+            'base64',
+          );
   return {
     topic: spec.topic ?? 'orders',
     partition: spec.partition ?? 0,
