@@ -14,6 +14,8 @@ import {
   dynamoDbLocalEnvironment,
   freePort,
 } from '../dynamodb-local/server.js';
+import { displayPath } from '../project-paths.js';
+import type { KeptInvokeApi } from './kept-invoke-api.js';
 
 export interface KeptDynamoDbLocal {
   readonly endpoint: string;
@@ -64,19 +66,24 @@ export async function demoTableNames(endpoint: string): Promise<{ inbox: string;
   };
 }
 
-/** What to print after a kept run: where it is, what to try, how to stop it. */
+/** What to print after a kept run: where it is, what to try, how to stop it (no path of this machine). */
 export function keptLines(
   kept: KeptDynamoDbLocal,
   consumer: string,
   tables: { inbox: string; app: string },
+  invokeApi: KeptInvokeApi,
+  functionName: string,
 ): string[] {
   const target = `--endpoint ${kept.endpoint} --consumer ${consumer} --table ${tables.inbox}`;
+  const throughLambda = `--endpoint ${kept.endpoint} --lambda-endpoint ${invokeApi.endpoint} --function ${functionName} --consumer ${consumer} --table ${tables.inbox}`;
   return [
     '',
     `DynamoDB Local is still running at ${kept.endpoint} (pid ${kept.pid}), with the demo's tables:`,
     `  consumer ${consumer}, inbox table ${tables.inbox}, app table ${tables.app}`,
+    `and the demo's function ${functionName}, through Lambda's Invoke API at ${invokeApi.endpoint} (pid ${invokeApi.pid}; log ${displayPath(invokeApi.logPath)}):`,
     `  its quarantined records:  npx msk-inbox quarantine list ${target}`,
-    `  replay them:              APP_TABLE_NAME=${tables.app} npx msk-inbox quarantine replay --all --handler lambdas/order-consumer/handler.ts ${target}`,
-    `  stop it:                  kill ${kept.pid}`,
+    `  replay them:              npx msk-inbox quarantine replay --all ${throughLambda}`,
+    `  or in this process:       APP_TABLE_NAME=${tables.app} npx msk-inbox quarantine replay --all --handler lambdas/order-consumer/handler.ts ${target}`,
+    `  stop them:                kill ${kept.pid} ${invokeApi.pid}`,
   ];
 }

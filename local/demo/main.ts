@@ -9,7 +9,8 @@ import {
   keptLines,
   startKeptDynamoDbLocal,
 } from './kept-dynamodb.js';
-import { DEMO_CONSUMER_NAME, runDemo } from './run-demo.js';
+import { type KeptInvokeApi, startKeptInvokeApi } from './kept-invoke-api.js';
+import { DEMO_CONSUMER_NAME, functionEnvironment, runDemo } from './run-demo.js';
 import { formatSummary } from './summary.js';
 
 // The pinned SDK warns once per process on Node 20 (docs/toolchain.md#pinned-versions); the notice is not the demo's news.
@@ -26,7 +27,11 @@ runCli({
     const printer = new ProgressPrinter();
     // --keep: the demo runs against a DynamoDB Local that outlives it; a run that fails keeps nothing.
     let kept: KeptDynamoDbLocal | undefined;
-    const stopKept = () => kept?.stop();
+    let keptInvokeApi: KeptInvokeApi | undefined;
+    const stopKept = () => {
+      kept?.stop();
+      keptInvokeApi?.stop();
+    };
     if (parsed.options.keep) {
       // Detached, the JVM would outlive a run that ends early (an error, Ctrl-C, SIGTERM, a closed pipe):
       // it goes with it. Only a run that gets to print how to reach it leaves it running.
@@ -54,8 +59,19 @@ runCli({
     }
     console.log(formatSummary(result));
     if (kept) {
-      const lines = keptLines(kept, DEMO_CONSUMER_NAME, await demoTableNames(kept.endpoint));
-      console.log(lines.join('\n'));
+      const tables = await demoTableNames(kept.endpoint);
+      // The demo's function stays invocable too, against the kept tables (the exit hook stops both until printed).
+      keptInvokeApi = await startKeptInvokeApi({
+        functionName: DEMO_CONSUMER_NAME,
+        environment: functionEnvironment({
+          inboxTableName: tables.inbox,
+          appTableName: tables.app,
+          logLevel: parsed.options.logLevel,
+        }),
+        dynamoDbEndpoint: kept.endpoint,
+        timeoutMs: parsed.options.functionTimeoutMs,
+      });
+      console.log(keptLines(kept, DEMO_CONSUMER_NAME, tables, keptInvokeApi, DEMO_CONSUMER_NAME).join('\n'));
       process.off('exit', stopKept);
     }
     return result.verification.ok ? 0 : 1;

@@ -229,7 +229,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
 }
 
 /** The function's configuration, as the CDK stack sets it, plus what Lambda's runtime provides. */
-function functionEnvironment(tables: {
+export function functionEnvironment(tables: {
   inboxTableName: string;
   appTableName: string;
   logLevel: string;

@@ -1,7 +1,8 @@
 /**
  * `npm start -- --keep`, spawned, then the operator CLI on what it left: the issue's "done when" (issue 15):
  * the kept DynamoDB Local holds the demo's poison records, `msk-inbox quarantine list` lists them, a replay
- * through the demo's own handler quarantines them again, and the printed `kill` line stops it.
+ * through the kept Invoke API (the demo's bundle, `--function`) and one through the demo's own handler
+ * quarantine them again, and the printed `kill` line stops both processes.
  */
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { isAlive } from '../support/processes.js';
 
 const run = promisify(execFile);
 const BIN = join(PROJECT_ROOT, 'bin', 'msk-inbox.mjs');
-let keptPid: number | undefined;
+let keptPids: number[] = [];
 
 /** Whether the process is gone (or a zombie: it was detached, and nothing here is its parent to reap it). */
 async function endsWithin(pid: number, timeoutMs: number): Promise<boolean> {
@@ -34,11 +35,22 @@ async function endsWithin(pid: number, timeoutMs: number): Promise<boolean> {
 }
 
 afterAll(() => {
-  if (keptPid !== undefined && isAlive(keptPid)) process.kill(keptPid);
+  for (const pid of keptPids) if (isAlive(pid)) process.kill(pid);
 });
 
+/** Runs the bin; a non-zero exit gives its code and output instead of throwing. */
+async function mskInbox(args: readonly string[], env: NodeJS.ProcessEnv = process.env) {
+  return run('node', [BIN, ...args], { cwd: PROJECT_ROOT, env }).then(
+    ({ stdout }) => ({ code: 0, stdout }),
+    (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+  );
+}
+
+const outcomesOf = (stdout: string) =>
+  (JSON.parse(stdout) as { results: { outcome: string }[] }).results.map((r) => r.outcome);
+
 describe('npm start -- --keep', () => {
-  it('leaves DynamoDB Local running with the poison records msk-inbox lists and replays, until the printed kill', async () => {
+  it('leaves DynamoDB Local and the Invoke API running with the poison records msk-inbox lists and replays, until the printed kill', async () => {
     const demo = await run(
       process.execPath,
       [
@@ -55,15 +67,21 @@ describe('npm start -- --keep', () => {
       ],
       { cwd: PROJECT_ROOT, env: { ...process.env, PATH: process.env.PATH } },
     );
+    // The lines are for copying: no path of this machine in them.
+    expect(demo.stdout).not.toContain(PROJECT_ROOT);
     const listLine = /npx msk-inbox quarantine list (--endpoint \S+ --consumer \S+ --table \S+)$/m.exec(
       demo.stdout,
     );
-    const replayLine = /APP_TABLE_NAME=(\S+) npx msk-inbox quarantine replay --all --handler (\S+) /m.exec(
+    const functionLine =
+      /npx msk-inbox quarantine replay --all (--endpoint \S+ --lambda-endpoint \S+ --function \S+ --consumer \S+ --table \S+)$/m.exec(
+        demo.stdout,
+      );
+    const handlerLine = /APP_TABLE_NAME=(\S+) npx msk-inbox quarantine replay --all --handler (\S+) /m.exec(
       demo.stdout,
     );
-    const killLine = /^\s+stop it:\s+kill (\d+)$/m.exec(demo.stdout);
-    keptPid = Number(killLine?.[1]);
-    expect(isAlive(keptPid)).toBe(true);
+    const killLine = /^\s+stop them:\s+kill (\d+) (\d+)$/m.exec(demo.stdout);
+    keptPids = [Number(killLine?.[1]), Number(killLine?.[2])];
+    expect(keptPids.map(isAlive)).toEqual([true, true]);
     const target = (listLine?.[1] ?? '').split(' ');
     const poison = Number(/(\d+) poison\)/.exec(demo.stdout)?.[1]);
     expect(poison).toBeGreaterThan(0);
@@ -71,28 +89,26 @@ describe('npm start -- --keep', () => {
     const listed = JSON.parse((await run('node', [BIN, 'quarantine', 'list', '--json', ...target])).stdout);
     expect(listed.total).toBe(poison);
 
-    const replay = run(
-      'node',
-      [BIN, 'quarantine', 'replay', '--all', '--json', '--handler', replayLine?.[2] ?? '', ...target],
-      {
-        cwd: PROJECT_ROOT,
-        env: { ...process.env, APP_TABLE_NAME: replayLine?.[1] },
-      },
-    );
-    // Exit code 1: not every record left the quarantine.
-    const failed = await replay.then(
-      () => undefined,
-      (error: { code: number; stdout: string }) => error,
-    );
-    expect(failed?.code).toBe(1);
-    const outcomes = (JSON.parse(failed?.stdout ?? '{}') as { results: { outcome: string }[] }).results.map(
-      (r) => r.outcome,
-    );
-    expect(outcomes).toEqual(Array(poison).fill('quarantined-again'));
+    // Through the kept runtime, as printed: exit code 1, as no record left the quarantine.
+    const throughLambda = await mskInbox([
+      'quarantine',
+      'replay',
+      '--json',
+      ...`--all ${functionLine?.[1] ?? ''}`.split(' '),
+    ]);
+    expect(throughLambda.code).toBe(1);
+    expect(outcomesOf(throughLambda.stdout)).toEqual(Array(poison).fill('quarantined-again'));
 
-    process.kill(keptPid);
-    expect(await endsWithin(keptPid, 10_000)).toBe(true);
-  }, 120_000);
+    const inProcess = await mskInbox(
+      ['quarantine', 'replay', '--all', '--json', '--handler', handlerLine?.[2] ?? '', ...target],
+      { ...process.env, APP_TABLE_NAME: handlerLine?.[1] },
+    );
+    expect(inProcess.code).toBe(1);
+    expect(outcomesOf(inProcess.stdout)).toEqual(Array(poison).fill('quarantined-again'));
+
+    for (const pid of keptPids) process.kill(pid);
+    for (const pid of keptPids) expect(await endsWithin(pid, 10_000)).toBe(true);
+  }, 180_000);
 
   it('keeps nothing when the run ends early: SIGTERM stops the DynamoDB Local it meant to keep', async () => {
     const demo = spawn(
@@ -108,7 +124,7 @@ describe('npm start -- --keep', () => {
         if (match) resolve(Number(match[1]));
       });
     });
-    keptPid = pid;
+    keptPids = [pid];
     expect(isAlive(pid)).toBe(true);
     const exited = new Promise<number | null>((resolve) => demo.on('exit', (code) => resolve(code)));
     demo.kill('SIGTERM');
