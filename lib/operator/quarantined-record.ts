@@ -28,8 +28,12 @@ export interface StoredRecord {
   readonly as_json?: readonly string[];
 }
 
-/** Where the event came from, for the replayed envelope (the handler does not read it). */
-const REPLAY_EVENT_SOURCE_ARN = 'arn:aws:kafka:us-east-1:000000000000:cluster/msk-inbox-replay/replay';
+/** Where a quarantined record's event came from is not kept: the replayed envelope (the handler does not read it). */
+const REPLAY_ENVELOPE: Omit<KafkaEvent, 'records'> = {
+  eventSource: 'aws:kafka',
+  eventSourceArn: 'arn:aws:kafka:us-east-1:000000000000:cluster/msk-inbox-replay/replay',
+  bootstrapServers: 'replay.invalid:9098',
+};
 
 export type ReplayableEvent =
   | { readonly ok: true; readonly event: KafkaEvent; readonly record: DecodedRecord }
@@ -63,15 +67,36 @@ export function replayEventOf(id: string, stored: StoredRecord): ReplayableEvent
     value: stored.value ?? null,
     headers,
   } as KafkaEventRecord;
-  const event = {
-    eventSource: 'aws:kafka',
-    eventSourceArn: REPLAY_EVENT_SOURCE_ARN,
-    bootstrapServers: 'replay.invalid:9098',
-    records: { [id.slice(0, at)]: [kafkaRecord] },
-  } as KafkaEvent;
+  return oneRecordEvent(REPLAY_ENVELOPE, id.slice(0, at), kafkaRecord);
+}
+
+/**
+ * The one-record event that redelivers `record` under its own coordinates (records map key `partitionKey`,
+ * its partition and offset) in `envelope`, and the record as the consumer decodes it.
+ */
+export function oneRecordEvent(
+  envelope: Omit<KafkaEvent, 'records'>,
+  partitionKey: string,
+  kafkaRecord: KafkaEventRecord,
+): ReplayableEvent {
+  const event: KafkaEvent = { ...envelope, records: { [partitionKey]: [kafkaRecord] } };
   const record = decodeEvent(event)[0]?.records[0];
   if (record === undefined) return { ok: false, why: 'it could not be rebuilt' };
   return { ok: true, event, record };
+}
+
+/** A record as the event carries it, in the stored form the readers here take (readableRecord). */
+export function storedRecordOf(record: KafkaEventRecord): StoredRecord {
+  return {
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    timestamp: record.timestamp,
+    timestampType: record.timestampType,
+    key: record.key ?? null,
+    value: record.value ?? null,
+    headers: JSON.stringify(record.headers ?? []),
+  };
 }
 
 /** The consumer's dedup key policy, from the variables the function has (DEDUP_HEADER, ...). */

@@ -7,13 +7,15 @@
  *   quarantines again writes a fresh row there, with the new reason. The engine writes quarantine rows
  *   only where none is (`attribute_not_exists`), so with the old row in place it would be silent.
  * - Reported in the response (or the invocation threw): failed, the row goes back as it was.
- * - A fresh row under the key (written since the invocation began): quarantined again; it stays in the
- *   index with the new reason.
+ * - A fresh row under the key (none was there just before the invocation): quarantined again; it stays
+ *   in the index with the new reason.
  * - Otherwise the dedup row decides: COMPLETED before the replay means duplicate; COMPLETED only after it
  *   means applied; none means the consumer skipped it. All three leave the index, marked RESOLVED.
  */
+import type { DecodedRecord } from '../../lambdas/core/decode-event.js';
 import type { DedupKeyPolicy } from '../../lambdas/core/dedup-key.js';
 import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import type { KafkaEvent } from '../../lambdas/core/kafka-event.js';
 import type { Invoke } from './local-handler.js';
 import {
   dedupRow,
@@ -53,6 +55,81 @@ export interface ReplayOptions {
   readonly nowMs: () => number;
 }
 
+/** What a replayed record came to, as the inbox shows it after the invocation. */
+export type SentOutcome = 'applied' | 'duplicate' | 'skipped' | 'quarantined' | 'failed';
+
+export type Judgement =
+  | {
+      readonly outcome: 'quarantined';
+      readonly detail: string;
+      /** The quarantine row the invocation wrote. */
+      readonly quarantineItem: Readonly<Record<string, unknown>>;
+    }
+  | { readonly outcome: Exclude<SentOutcome, 'quarantined'>; readonly detail: string };
+
+/** The record's dedup key and its dedup row as read before the replay. */
+export interface DedupState {
+  readonly dedupKey: string | undefined;
+  readonly appliedBefore: boolean;
+  /** Where the applied copy was first seen (`topic-partition@offset`). */
+  readonly firstSeenAt: string | undefined;
+}
+
+export async function readDedupState(
+  target: QuarantineTarget,
+  record: DecodedRecord,
+  policy: DedupKeyPolicy,
+): Promise<DedupState> {
+  const dedupKey = dedupKeyOf(record, policy);
+  const before = dedupKey === undefined ? undefined : await dedupRow(target, dedupKey);
+  return {
+    dedupKey,
+    appliedBefore: before?.[A.status] === INBOX_STATUS.completed,
+    firstSeenAt: before === undefined ? undefined : String(before[A.source] ?? '?'),
+  };
+}
+
+/**
+ * Sends a one-record event through the consumer and tells its outcome from the inbox, since every
+ * outcome but `failed` is acked alike in the response (docs/operate.md#replay):
+ *
+ * - a quarantine row under the record's coordinates that was not there just before: quarantined. The
+ *   engine writes one only where none is (`attribute_not_exists`), so a row already there stays as it
+ *   was, and this needs no clock shared with the function.
+ * - reported in the response, or the invocation threw: failed.
+ * - otherwise the dedup row: COMPLETED before (DedupState) means duplicate, only after means applied, none
+ *   means the consumer skipped it.
+ */
+export async function sendAndJudge(
+  target: QuarantineTarget,
+  sent: { readonly coordinates: string; readonly event: KafkaEvent },
+  state: DedupState,
+  invoke: Invoke,
+): Promise<Judgement> {
+  const quarantineKey = quarantineRowKey(target.consumer, sent.coordinates);
+  const quarantinedBefore = await getItem(target, quarantineKey);
+  let failure: string | undefined;
+  try {
+    const response = await invoke(sent.event);
+    if ((response?.batchItemFailures ?? []).length > 0) failure = 'reported for retry by the consumer';
+  } catch (error) {
+    failure = `the handler threw: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  }
+  const written = quarantinedBefore === undefined ? await getItem(target, quarantineKey) : undefined;
+  if (written !== undefined) {
+    const detail = `${String(written[A.reason])}: ${String(written[A.error] ?? '')}`;
+    return { outcome: 'quarantined', detail, quarantineItem: written };
+  }
+  if (failure !== undefined) return { outcome: 'failed', detail: failure };
+  if (state.appliedBefore) {
+    return { outcome: 'duplicate', detail: `already applied (first seen at ${state.firstSeenAt ?? '?'})` };
+  }
+  const after = state.dedupKey === undefined ? undefined : await dedupRow(target, state.dedupKey);
+  return after?.[A.status] === INBOX_STATUS.completed
+    ? { outcome: 'applied', detail: 'applied' }
+    : { outcome: 'skipped', detail: 'acked without an inbox row: the consumer skips it' };
+}
+
 export async function replayRow(
   target: QuarantineTarget,
   row: QuarantineRow,
@@ -62,39 +139,29 @@ export async function replayRow(
   const rebuilt = replayEventOf(id, row.record);
   if (!rebuilt.ok)
     return { id, outcome: 'not-replayable', detail: `cannot be sent as it came: ${rebuilt.why}` };
-  const dedupKey = dedupKeyOf(rebuilt.record, options.policy);
-  const keyed = dedupKey === undefined ? {} : { dedupKey };
-  const before = dedupKey === undefined ? undefined : await dedupRow(target, dedupKey);
-  const appliedBefore = before?.[A.status] === INBOX_STATUS.completed;
+  const state = await readDedupState(target, rebuilt.record, options.policy);
+  const keyed = state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey };
   if (options.dryRun) {
-    const detail = appliedBefore ? 'its key is applied already: it would be a duplicate' : 'would be sent';
+    const detail = state.appliedBefore
+      ? 'its key is applied already: it would be a duplicate'
+      : 'would be sent';
     return { id, outcome: 'would-replay', detail, ...keyed };
   }
   // A row already aside is a replay that stopped half way: this one finishes it.
   if (!row.parked && !(await parkRow(target, row))) {
     return { id, outcome: 'changed-meanwhile', detail: 'the row changed while it was read: run again' };
   }
-
-  let failure: string | undefined;
-  const invokedAtMs = options.nowMs();
-  try {
-    const response = await options.invoke(rebuilt.event);
-    if ((response?.batchItemFailures ?? []).length > 0) failure = 'reported for retry by the consumer';
-  } catch (error) {
-    failure = `the handler threw: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
-  }
+  // A row a redelivery wrote under the free key while this one was aside (a replay that stopped half way)
+  // is not this invocation's: sendAndJudge does not take it for the outcome, which overwrites it below.
+  const judged = await sendAndJudge(target, { coordinates: id, event: rebuilt.event }, state, options.invoke);
   const replay = {
     [O.replayedAt]: options.nowMs(),
     [O.replayAttempts]: row.replayAttempts + 1,
   };
-  // Only a row this invocation wrote: one from before it came from a redelivery while the row was aside
-  // (a replay that stopped half way), and is overwritten below like the row it stands for.
-  const written = await getItem(target, quarantineRowKey(target.consumer, id));
-  const fresh = Number(written?.[A.quarantinedAt]) >= invokedAtMs ? written : undefined;
-  if (fresh !== undefined) {
-    const detail = `quarantined again: ${String(fresh[A.reason])}: ${String(fresh[A.error] ?? '')}`;
+  if (judged.outcome === 'quarantined') {
+    const detail = `quarantined again: ${judged.detail}`;
     await unparkRow(target, id, {
-      ...fresh,
+      ...judged.quarantineItem,
       ...replay,
       [O.replayOutcome]: 'quarantined-again',
       [O.replayDetail]: detail,
@@ -103,34 +170,22 @@ export async function replayRow(
     });
     return { id, outcome: 'quarantined-again', detail, ...keyed };
   }
-  if (failure !== undefined) {
+  if (judged.outcome === 'failed') {
     // Back in the index as it was, with the attempt counted.
     await unparkRow(target, id, {
       ...row.item,
       ...replay,
       [O.replayOutcome]: 'failed',
-      [O.replayDetail]: failure,
+      [O.replayDetail]: judged.detail,
     });
-    return { id, outcome: 'failed', detail: failure, ...keyed };
+    return { id, outcome: 'failed', detail: judged.detail, ...keyed };
   }
-  const after = dedupKey === undefined ? undefined : await dedupRow(target, dedupKey);
-  const outcome: ReplayOutcome = appliedBefore
-    ? 'duplicate'
-    : after?.[A.status] === INBOX_STATUS.completed
-      ? 'applied'
-      : 'skipped';
-  const detail =
-    outcome === 'duplicate'
-      ? `already applied (first seen at ${String(before?.[A.source] ?? '?')})`
-      : outcome === 'applied'
-        ? 'applied'
-        : 'acked without an inbox row: the consumer skips it';
   await unparkRow(target, id, {
     ...outOfIndex(row.item),
     ...replay,
     [A.status]: OPERATOR_STATUS.resolved,
-    [O.replayOutcome]: outcome,
-    [O.replayDetail]: detail,
+    [O.replayOutcome]: judged.outcome,
+    [O.replayDetail]: judged.detail,
   });
-  return { id, outcome, detail, ...keyed };
+  return { id, outcome: judged.outcome, detail: judged.detail, ...keyed };
 }
