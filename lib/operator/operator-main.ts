@@ -14,7 +14,8 @@ export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help o
   quarantine replay    records through the consumer again once the cause is fixed (--dry-run)
   quarantine discard   give up on records: marked discarded, out of the index (--dry-run, --yes)
 
-Coming in phase 2: \`replay --function NAME\` (Lambda Invoke), \`failed-batches list|show|replay\`.
+Replays run through the deployed function (--function NAME, or --stack NAME) or a local --handler FILE.
+Coming in phase 2: \`failed-batches list|show|replay\`.
 Errors are one line (exit 2 for a mistake you can fix, 1 otherwise); --verbose shows stack traces.`;
 
 export const QUARANTINE_HELP = `Usage: msk-inbox quarantine <list|show|replay|discard> [flags]
