@@ -116,7 +116,7 @@ function lambdaAdvice(functionName: string, where: string, error: unknown): User
   }
   if (name === 'AccessDeniedException') {
     return new UserError(
-      `not allowed to invoke ${functionName}: your identity needs lambda:InvokeFunction on it (docs/operate.md#iam-actions)`,
+      `not allowed to invoke ${functionName}: your identity needs lambda:InvokeFunction on it (docs/operate.md#permissions)`,
       options,
     );
   }

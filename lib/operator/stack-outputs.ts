@@ -64,7 +64,7 @@ function stackAdvice(stackName: string, region: string | undefined, error: unkno
   }
   if (name === 'AccessDenied' || name === 'AccessDeniedException') {
     return new UserError(
-      `not allowed to read stack ${stackName}: your identity needs cloudformation:DescribeStacks on it (docs/operate.md#iam-actions)`,
+      `not allowed to read stack ${stackName}: your identity needs cloudformation:DescribeStacks on it (docs/operate.md#permissions)`,
       options,
     );
   }
