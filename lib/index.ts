@@ -7,13 +7,21 @@
 export { ConsumerMonitoring, type ConsumerMonitoringProps } from './consumer-monitoring.js';
 export { InboxTable, type InboxTableProps } from './inbox-table.js';
 export {
+  type ConfluentSchemaRegistry,
   ESM_NETWORK_ACTIONS,
+  type EventRecordFormat,
+  type EventSourceOptions,
+  type FailureDestination,
+  type GlueSchemaRegistry,
   type HandlerLogLevel,
   KafkaConsumer,
   type KafkaConsumerProps,
+  type KafkaRecordFilter,
   type KafkaSource,
   type MskSource,
   type ProvisionedPollers,
+  type SchemaRegistry,
+  type SchemaValidationAttribute,
   type SelfManagedKafkaSource,
 } from './kafka-consumer.js';
 export { OPERATOR_ACTIONS, OperatorPolicy, type OperatorPolicyProps } from './operator-policy.js';

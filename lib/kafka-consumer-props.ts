@@ -7,37 +7,30 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from '../lambdas/core/inbox-item.js';
 import {
-  crossSettingProblems,
   HANDLER_SETTINGS,
   type HandlerSettings,
   readHandlerSettings,
   SETTING_VARIABLES,
-  type SettingDefinition,
-  type SettingName,
   settingProblem,
   settingsEnvironment,
   type TunableSettings,
 } from '../lambdas/core/settings.js';
+import {
+  type EventSourceOptions,
+  eventSourceOptionProblems,
+  type ProvisionedPollers,
+} from './event-source-options.js';
 import type { InboxTable } from './inbox-table.js';
+import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
 import { type KafkaSource, validateSource } from './kafka-source.js';
-
-/** Provisioned mode: the only mode in which Lambda honours a Kafka partial batch response. */
-export interface ProvisionedPollers {
-  /**
-   * Pollers kept running (1-200).
-   * @default 1
-   */
-  readonly minimumPollers?: number;
-  /**
-   * Upper bound for scaling (1-2000, at least `minimumPollers`); useful up to the partition count.
-   * @default 2
-   */
-  readonly maximumPollers?: number;
-}
+import { settingsProblems } from './settings-prop.js';
 
 export type HandlerLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
-export interface KafkaConsumerProps {
+export type { ProvisionedPollers } from './event-source-options.js';
+
+/** What a KafkaConsumer takes; the event source options (filters, schema registry, destination) are in EventSourceOptions. */
+export interface KafkaConsumerProps extends EventSourceOptions {
   /**
    * Scopes this consumer's rows in a shared inbox, and names its metrics (`service` dimension).
    * Changing it forgets the dedup history. Letters, digits, `_`, `.`, `-`; at most 64.
@@ -186,15 +179,6 @@ const RESERVED_ENV = [
   'NODE_OPTIONS',
 ] as const;
 
-/** Settings the construct's own typed props carry: `settings` may not set them too. */
-const SETTINGS_FROM_PROPS: Partial<Record<SettingName, keyof KafkaConsumerProps>> = {
-  dedupTtlSeconds: 'dedupTtl',
-  deadlineMarginMs: 'deadlineMargin',
-  partitionConcurrency: 'partitionConcurrency',
-};
-
-const KAFKA_TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
-const CONSUMER_GROUP_ID = /^[a-zA-Z0-9\-/*:_+=.@]{1,200}$/;
 const MAX_RECORD_AGE_LIMIT_SECONDS = 604_800;
 /** The handler's own bound on DEDUP_TTL_SECONDS (lambdas/core/settings.ts). */
 const MAX_DEDUP_TTL_SECONDS = HANDLER_SETTINGS.dedupTtlSeconds.max;
@@ -207,7 +191,11 @@ export interface ResolvedSettings {
   readonly batchSize: number;
   readonly retryAttempts: number;
   readonly memorySize: number;
-  readonly pollers: Required<ProvisionedPollers>;
+  readonly pollers: {
+    readonly minimumPollers: number;
+    readonly maximumPollers: number;
+    readonly pollerGroupName?: string;
+  };
 }
 
 /** The settings the handler gets from this construct: its typed props, then `settings`. */
@@ -222,33 +210,6 @@ export function handlerSettingsOf(props: KafkaConsumerProps, s: ResolvedSettings
   };
 }
 
-/** The `settings` prop against the handler's own bounds and rules, named as props. */
-function settingsProblems(props: KafkaConsumerProps): string[] {
-  const given = Object.entries(props.settings ?? {}).filter(([, value]) => value !== undefined) as [
-    SettingName,
-    string | number,
-  ][];
-  const problems: string[] = [];
-  for (const [name, value] of given) {
-    const definition: SettingDefinition | undefined = HANDLER_SETTINGS[name];
-    if (definition === undefined || definition.setByConstruct) {
-      problems.push(`settings.${name} is not a setting you can set: remove it`);
-      continue;
-    }
-    const fromProp = SETTINGS_FROM_PROPS[name];
-    if (fromProp !== undefined) {
-      problems.push(`settings.${name} is the ${fromProp} prop: set ${fromProp} instead`);
-      continue;
-    }
-    const problem = settingProblem(name, value);
-    if (problem) problems.push(`settings.${name}: ${problem}`);
-  }
-  const env = settingsEnvironment(Object.fromEntries(given));
-  const { settings } = readHandlerSettings({ INBOX_TABLE_NAME: 'x', CONSUMER_NAME: 'x', ...env });
-  problems.push(...crossSettingProblems(settings, new Set(given.map(([name]) => name))));
-  return problems;
-}
-
 export function resolveSettings(props: KafkaConsumerProps): ResolvedSettings {
   const pollers = props.provisionedPollers === false ? undefined : props.provisionedPollers;
   return {
@@ -259,7 +220,11 @@ export function resolveSettings(props: KafkaConsumerProps): ResolvedSettings {
     batchSize: props.batchSize ?? 100,
     retryAttempts: props.retryAttempts ?? 10,
     memorySize: props.memorySize ?? 1024,
-    pollers: { minimumPollers: pollers?.minimumPollers ?? 1, maximumPollers: pollers?.maximumPollers ?? 2 },
+    pollers: {
+      minimumPollers: pollers?.minimumPollers ?? 1,
+      maximumPollers: pollers?.maximumPollers ?? 2,
+      ...(pollers?.pollerGroupName === undefined ? {} : { pollerGroupName: pollers.pollerGroupName }),
+    },
   };
 }
 
@@ -284,6 +249,7 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
     );
   }
   problems.push(...validateSource(props.source));
+  problems.push(...eventSourceOptionProblems(props, props.topic));
   problems.push(...settingsProblems(props));
   if (problems.length === 0) {
     // Last, exactly the handler's own reading of what the function will get: nothing synth passes may
@@ -311,6 +277,12 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
     }
     if (!Number.isInteger(maximumPollers) || maximumPollers < 1 || maximumPollers > 2000) {
       fail(`provisionedPollers.maximumPollers is ${maximumPollers}: set a whole number from 1 to 2000`);
+    }
+    const group = s.pollers.pollerGroupName;
+    if (group !== undefined && known(group) && group.trim() === '') {
+      fail(
+        'provisionedPollers.pollerGroupName is empty: name the group, or leave it out for pollers of its own',
+      );
     }
     if (minimumPollers > maximumPollers) {
       fail(

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambdas/core/metric-names.js';
 import { settingsEnvironment } from '../lambdas/core/settings.js';
 import { HANDLER_BUNDLE } from './bundling.js';
+import { mappingOptions } from './event-source-options.js';
 import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import {
@@ -18,14 +19,25 @@ import {
   validate,
 } from './kafka-consumer-props.js';
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
+import { glueSchemasArn } from './schema-registry.js';
 
+export type { EventSourceOptions } from './event-source-options.js';
+export type { FailureDestination } from './failure-destination.js';
 export type { HandlerLogLevel, KafkaConsumerProps, ProvisionedPollers } from './kafka-consumer-props.js';
+export type { KafkaRecordFilter } from './kafka-filters.js';
 export {
   ESM_NETWORK_ACTIONS,
   type KafkaSource,
   type MskSource,
   type SelfManagedKafkaSource,
 } from './kafka-source.js';
+export type {
+  ConfluentSchemaRegistry,
+  EventRecordFormat,
+  GlueSchemaRegistry,
+  SchemaRegistry,
+  SchemaValidationAttribute,
+} from './schema-registry.js';
 
 const APPLICATION_LOG_LEVEL: Record<HandlerLogLevel, lambda.ApplicationLogLevel> = {
   DEBUG: lambda.ApplicationLogLevel.DEBUG,
@@ -131,18 +143,10 @@ export class KafkaConsumer extends Construct {
         },
       ],
     });
-    // S3 destinations get the metadata and the whole failed batch; SQS and SNS get only offsets.
-    // https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:PutObject'],
-        resources: [this.failureBucket.arnForObjects('*')],
-      }),
+    // Before the source's grants, so the failure bucket's statements keep their place in the policy.
+    const options = mappingOptions(props, this.role, props.source, props.consumerGroupId, () =>
+      this.bindFailureBucket(),
     );
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.failureBucket.bucketArn] }),
-    );
-
     grantSourceAccess(this.role, props.source, props.topic, props.consumerGroupId);
 
     this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Mapping', {
@@ -164,8 +168,7 @@ export class KafkaConsumer extends Construct {
       retryAttempts: settings.retryAttempts,
       maxRecordAge: settings.maxRecordAge,
       bisectBatchOnError: props.bisectBatchOnError ?? true,
-      // Not CDK's S3OnFailureDestination: it grants read-write on the bucket; the statements above are enough.
-      onFailure: { bind: () => ({ destination: this.failureBucket.bucketArn }) },
+      ...options,
       supportS3OnFailureDestination: true,
       metricsConfig: {
         metrics: [
@@ -187,6 +190,25 @@ export class KafkaConsumer extends Construct {
     this.acknowledgeNagFindings(props);
   }
 
+  /**
+   * The failure bucket as the mapping's destination (the default): s3:PutObject on its objects and
+   * s3:ListBucket on it. S3 destinations get the metadata and the whole failed batch; SQS and SNS only
+   * offsets. Not CDK's S3OnFailureDestination: it grants read-write on the bucket.
+   * https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html
+   */
+  private bindFailureBucket(): lambda.IEventSourceDlq {
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [this.failureBucket.arnForObjects('*')],
+      }),
+    );
+    this.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.failureBucket.bucketArn] }),
+    );
+    return { bind: () => ({ destination: this.failureBucket.bucketArn }) };
+  }
+
   /** The `EventSourceMappingUUID` dimension of the mapping's metrics. */
   public get eventSourceMappingUuid(): string {
     return this.eventSourceMapping.eventSourceMappingId;
@@ -200,7 +222,7 @@ export class KafkaConsumer extends Construct {
         "Lambda's Kafka pollers create and describe ENIs in the brokers' VPC; the EC2 Describe* actions support no resource-level permissions (https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html).";
       Validations.of(policy).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason });
     }
-    if (policy) {
+    if (policy && (props.onFailure ?? { kind: 's3' }).kind === 's3') {
       const bucketId = Stack.of(this).resolve(
         (this.failureBucket.node.defaultChild as s3.CfnBucket).logicalId,
       );
@@ -208,6 +230,14 @@ export class KafkaConsumer extends Construct {
         id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
         reason:
           'Lambda writes each failed batch as a new object under a key it chooses: s3:PutObject on the failure bucket objects only (https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html).',
+      });
+    }
+    const registry = props.schemaRegistry;
+    if (policy && registry?.kind === 'glue' && !Token.isUnresolved(registry.registryArn)) {
+      Validations.of(policy).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${glueSchemasArn(registry.registryArn)}]`,
+        reason:
+          "Lambda's pollers look up each record's schema version by the id in the record: glue:GetSchemaVersion on the registry's schemas, none known at deploy time (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html).",
       });
     }
     Validations.of(this.failureBucket).acknowledge({

@@ -9,9 +9,13 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
 import type { KafkaConsumer } from '../kafka-consumer.js';
 
-/** Event source mapping metrics, by `MetricsConfig` group. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html */
+/**
+ * Event source mapping metrics, by `MetricsConfig` group. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html
+ * `FilteredOutEventCount`: records the mapping's `filters` kept from the function (committed all the same).
+ */
 export const ESM_EVENT_COUNT_METRICS = [
   'PolledEventCount',
+  'FilteredOutEventCount',
   'InvokedEventCount',
   'FailedInvokeEventCount',
   'DroppedEventCount',

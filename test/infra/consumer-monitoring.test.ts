@@ -224,6 +224,7 @@ describe('ConsumerMonitoring', () => {
         'MaxOffsetLag',
         'SumOffsetLag',
         'PolledEventCount',
+        'FilteredOutEventCount',
         'InvokedEventCount',
         'FailedInvokeEventCount',
         'DroppedEventCount',
