@@ -1,6 +1,9 @@
 /** `msk-inbox`: the operator's commands, dispatched by group and name (docs/operate.md). */
 import type { CliMain } from '../cli/run-cli.js';
 import { UserError } from '../cli/user-error.js';
+import { failedBatchesList } from './commands/failed-batches-list.js';
+import { failedBatchesReplay } from './commands/failed-batches-replay.js';
+import { failedBatchesShow } from './commands/failed-batches-show.js';
 import { type OperatorIo, PROCESS_IO } from './commands/operator-io.js';
 import { quarantineDiscard } from './commands/quarantine-discard.js';
 import { quarantineList } from './commands/quarantine-list.js';
@@ -14,21 +17,37 @@ export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help o
   quarantine replay    records through the consumer again once the cause is fixed (--dry-run)
   quarantine discard   give up on records: marked discarded, out of the index (--dry-run, --yes)
 
+  failed-batches list    the batches the mapping sent to its on-failure bucket (--bucket) or folder (--dir)
+  failed-batches show    one batch: why it failed, each record decoded, what the inbox holds of it
+  failed-batches replay  each record through the consumer again, in offset order per partition (--dry-run)
+
 Replays run through the deployed function (--function NAME, or --stack NAME) or a local --handler FILE.
-Coming in phase 2: \`failed-batches list|show|replay\`.
 Errors are one line (exit 2 for a mistake you can fix, 1 otherwise); --verbose shows stack traces.`;
 
 export const QUARANTINE_HELP = `Usage: msk-inbox quarantine <list|show|replay|discard> [flags]
 
 ${MAIN_HELP.split('\n').slice(2, 6).join('\n')}`;
 
+export const FAILED_BATCHES_HELP = `Usage: msk-inbox failed-batches <list|show|replay> [flags]
+
+${MAIN_HELP.split('\n').slice(7, 10).join('\n')}`;
+
 type Command = (argv: readonly string[], io: OperatorIo) => Promise<number>;
 
-const QUARANTINE_COMMANDS: Record<string, Command> = {
-  list: quarantineList,
-  show: quarantineShow,
-  replay: quarantineReplay,
-  discard: quarantineDiscard,
+const GROUPS: Record<string, { readonly help: string; readonly commands: Record<string, Command> }> = {
+  quarantine: {
+    help: QUARANTINE_HELP,
+    commands: {
+      list: quarantineList,
+      show: quarantineShow,
+      replay: quarantineReplay,
+      discard: quarantineDiscard,
+    },
+  },
+  'failed-batches': {
+    help: FAILED_BATCHES_HELP,
+    commands: { list: failedBatchesList, show: failedBatchesShow, replay: failedBatchesReplay },
+  },
 };
 
 const isHelp = (arg: string | undefined) =>
@@ -41,15 +60,15 @@ export async function runOperator(argv: readonly string[], io: OperatorIo = PROC
     io.print(MAIN_HELP);
     return 0;
   }
-  if (group === 'failed-batches') throw new UserError('failed-batches is not there yet (phase 2)');
-  if (group !== 'quarantine') throw new UserError(`unknown command ${group}: msk-inbox --help lists them`);
+  const commands = Object.hasOwn(GROUPS, group ?? '') ? GROUPS[group ?? ''] : undefined;
+  if (commands === undefined) throw new UserError(`unknown command ${group}: msk-inbox --help lists them`);
   if (isHelp(name)) {
-    io.print(QUARANTINE_HELP);
+    io.print(commands.help);
     return 0;
   }
-  const command = QUARANTINE_COMMANDS[name ?? ''];
+  const command = Object.hasOwn(commands.commands, name ?? '') ? commands.commands[name ?? ''] : undefined;
   if (command === undefined) {
-    throw new UserError(`unknown command quarantine ${name}: msk-inbox quarantine --help lists them`);
+    throw new UserError(`unknown command ${group} ${name}: msk-inbox ${group} --help lists them`);
   }
   return command(rest, io);
 }
