@@ -168,6 +168,17 @@ describe('quarantine replay --function, through the local Invoke API and the dep
     });
   });
 
+  it("reaches the local runtime through the SDK's own AWS_ENDPOINT_URL_LAMBDA too", async () => {
+    process.env.AWS_ENDPOINT_URL_LAMBDA = invokeApi.endpoint;
+    try {
+      const { results } = await replay('orders-0@12', '--function', FUNCTION, ...where());
+      expect(results[0]?.outcome).toBe('quarantined-again');
+      expect(await row('orders-0@12')).toMatchObject({ replay_attempts: 2 });
+    } finally {
+      delete process.env.AWS_ENDPOINT_URL_LAMBDA;
+    }
+  });
+
   it("counts a function error as failed, with the function's errorType, and leaves the row as it was", async () => {
     const before = await row('orders-0@11');
     const { code, results } = await replay('orders-0@11', ...throughLambda(BROKEN), ...where());
