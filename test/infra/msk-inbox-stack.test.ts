@@ -73,6 +73,7 @@ describe('MskInboxStack (sample order consumer)', () => {
       'ConsumerName',
       'FailedBatchesBucket',
       'AlarmTopicArn',
+      'OperatorPolicyArn',
       'DashboardName',
     ]);
   });
@@ -98,6 +99,52 @@ describe('MskInboxStack (sample order consumer)', () => {
     expect(unacknowledgedFindings(app)).toEqual([]);
   });
 
+  it("gives operators a managed policy for msk-inbox: this consumer's rows, its function, bucket and stack", () => {
+    const bucketId = logicalId(stack.consumer.failureBucket);
+    const tableArn = { 'Fn::GetAtt': [logicalId(stack.inbox.table), 'Arn'] };
+    const policy = onlyResource(template, 'AWS::IAM::ManagedPolicy');
+    const statements = (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
+      .Statement;
+    expect(Object.fromEntries(statements.map(({ Sid, ...rest }) => [Sid, rest]))).toEqual({
+      ListQuarantine: {
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::Join': ['', [tableArn, '/index/quarantine']] },
+      },
+      ConsumerRows: {
+        Effect: 'Allow',
+        Action: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Resource: tableArn,
+        Condition: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['order-consumer#*', 'order-consumer!*'] },
+        },
+      },
+      Invoke: {
+        Effect: 'Allow',
+        Action: 'lambda:InvokeFunction',
+        Resource: { 'Fn::GetAtt': [logicalId(stack.consumer.function), 'Arn'] },
+      },
+      FailedBatchesList: {
+        Effect: 'Allow',
+        Action: 's3:ListBucket',
+        Resource: { 'Fn::GetAtt': [bucketId, 'Arn'] },
+      },
+      FailedBatchesRead: {
+        Effect: 'Allow',
+        Action: 's3:GetObject',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] },
+      },
+      StackOutputs: {
+        Effect: 'Allow',
+        Action: 'cloudformation:DescribeStacks',
+        Resource: { Ref: 'AWS::StackId' },
+      },
+    });
+    // Nobody holds it until a team attaches it to its operators' role.
+    expect(policy.Properties.Roles).toBeUndefined();
+    template.hasOutput('OperatorPolicyArn', { Value: { Ref: logicalId(stack.operatorPolicy.policy) } });
+  });
+
   it('acknowledges only findings that exist, each with its reason', () => {
     const acks = acknowledgements(app);
     const findings = allFindings(app);
@@ -112,6 +159,7 @@ describe('MskInboxStack (sample order consumer)', () => {
       [
         'AwsSolutions-IAM5[Resource::*] OrderConsumer/Role/DefaultPolicy',
         'AwsSolutions-IAM5[Resource::<OrderConsumerFailedBatchesF6AA943D.Arn>/*] OrderConsumer/Role/DefaultPolicy',
+        'AwsSolutions-IAM5[Resource::<OrderConsumerFailedBatchesF6AA943D.Arn>/*] Operators/Policy',
         'AwsSolutions-L1 OrderConsumer/Function/Resource',
         'AwsSolutions-S1 OrderConsumer/FailedBatches',
         'Serverless-LambdaDLQ OrderConsumer/Function/Resource',
