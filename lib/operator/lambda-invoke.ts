@@ -49,14 +49,17 @@ export async function lambdaInvoker(target: LambdaTarget): Promise<Invoke> {
       ? {}
       : { endpoint: target.lambdaEndpoint, credentials: LOCAL_ENDPOINT_CREDENTIALS }),
   });
-  // For messages only: the SDK's own AWS_ENDPOINT_URL_LAMBDA sends the client elsewhere too.
-  const endpoint = target.lambdaEndpoint ?? process.env.AWS_ENDPOINT_URL_LAMBDA;
-  const where = endpoint === undefined ? `in ${region ?? 'the default region'}` : `at ${endpoint}`;
+  // For messages only: where the client went (the SDK's own AWS_ENDPOINT_URL_LAMBDA sends it elsewhere too).
+  const where = async () => {
+    const endpoint = target.lambdaEndpoint ?? process.env.AWS_ENDPOINT_URL_LAMBDA;
+    if (endpoint !== undefined) return `at ${endpoint}`;
+    return `in ${(await client.config.region().catch(() => undefined)) ?? 'the default region'}`;
+  };
   const send = async (input: Omit<ConstructorParameters<typeof InvokeCommand>[0], 'FunctionName'>) => {
     try {
       return await client.send(new InvokeCommand({ FunctionName: target.functionName, ...input }));
     } catch (error) {
-      throw lambdaAdvice(target.functionName, where, error) ?? error;
+      throw lambdaAdvice(target.functionName, await where(), error) ?? error;
     }
   };
   await send({ InvocationType: 'DryRun' });
