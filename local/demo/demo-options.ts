@@ -2,6 +2,7 @@
 import { parseFlags } from '../../lib/cli/parse-flags.js';
 import { UserError } from '../../lib/cli/user-error.js';
 import { parseBrokerList } from '../kafka/kafka-client.js';
+import { ORDER_VALUE_FORMATS, type OrderValueFormat } from '../orders/order-avro.js';
 import type { DemoSourceKind } from './demo-log.js';
 
 export interface DemoOptions {
@@ -31,6 +32,8 @@ export interface DemoOptions {
   readonly kafkaBrokers: readonly string[] | undefined;
   /** Leave the DynamoDB Local it starts running afterwards, for `msk-inbox` (kept-dynamodb.ts). */
   readonly keep: boolean;
+  /** How values are produced and read: JSON (the sample's bundle), or Avro (the harness consumer's). */
+  readonly format: OrderValueFormat;
 }
 
 export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
@@ -55,12 +58,13 @@ export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   source: undefined,
   kafkaBrokers: undefined,
   keep: false,
+  format: 'json',
 };
 
 interface Flag {
   readonly name: string;
   readonly key: keyof DemoOptions;
-  readonly kind: 'integer' | 'rate' | 'string' | 'boolean' | 'source' | 'list';
+  readonly kind: 'integer' | 'rate' | 'string' | 'boolean' | 'source' | 'list' | 'format';
   readonly help: string;
   readonly min?: number;
   readonly max?: number;
@@ -78,6 +82,12 @@ const FLAGS: readonly Flag[] = [
     key: 'kafkaBrokers',
     kind: 'list',
     help: 'host:port,... of an existing Kafka cluster to run against instead of the local one',
+  },
+  {
+    name: 'format',
+    key: 'format',
+    kind: 'format',
+    help: "values as JSON (the sample consumer's bundle) or Avro with a Confluent schema registry header (the harness consumer, VALUE_FORMAT=avro)",
   },
   { name: 'events', key: 'events', kind: 'integer', min: 1, max: 1_000_000, help: 'order events to produce' },
   {
@@ -106,7 +116,7 @@ const FLAGS: readonly Flag[] = [
     name: 'poison-rate',
     key: 'poisonRate',
     kind: 'rate',
-    help: 'share of poison records (bad JSON, no event_id, bad amount)',
+    help: 'share of poison records (bad JSON or, with Avro, garbage bytes; no event_id; bad amount)',
   },
   {
     name: 'crash-rate',
@@ -233,6 +243,11 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
       }
       continue;
     }
+    if (flag.kind === 'format') {
+      if (ORDER_VALUE_FORMATS.includes(raw as OrderValueFormat)) options[flag.key] = raw;
+      else problems.push(`--${flag.name} ${String(raw)}: expected ${ORDER_VALUE_FORMATS.join(' or ')}`);
+      continue;
+    }
     if (flag.kind === 'source') {
       if (raw === 'memory' || raw === 'kafka') options[flag.key] = raw;
       else problems.push(`--${flag.name} ${String(raw)}: expected memory or kafka`);
@@ -291,6 +306,7 @@ const PLACEHOLDERS: Record<Flag['kind'], string> = {
   string: ' S',
   source: ' memory|kafka',
   list: ' HOST:PORT,...',
+  format: ` ${ORDER_VALUE_FORMATS.join('|')}`,
 };
 
 function flagLabel(flag: Flag): string {

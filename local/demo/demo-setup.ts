@@ -13,6 +13,7 @@ import { createAppTable, createInboxTable } from '../dynamodb-local/tables.js';
 import type { ProducedRecord } from '../esm/record-source.js';
 import { type BuiltBundles, buildBundles } from '../lambda-runtime/build-bundles.js';
 import { type DemoLog, type DemoLogOptions, openDemoLog } from './demo-log.js';
+import { buildOrdersFunctionBundles } from './orders-function-bundle.js';
 
 export interface DemoSetupOptions {
   /** A running DynamoDB (Local); undefined starts one. */
@@ -20,6 +21,8 @@ export interface DemoSetupOptions {
   readonly inboxTableName: string;
   readonly appTableName: string;
   readonly bundleDirectory: string;
+  /** `sample`: the bundle `cdk deploy` ships (JSON); `orders`: the harness's consumer (orders-function-bundle.ts). */
+  readonly bundle: 'sample' | 'orders';
   readonly log: DemoLogOptions;
   readonly records: readonly ProducedRecord[];
 }
@@ -65,7 +68,11 @@ export async function startDemoSetup(options: DemoSetupOptions): Promise<DemoSet
     );
     return { endpoint, client, tablesMs: tables.ms };
   });
-  const bundle = timed(() => buildBundles(options.bundleDirectory));
+  const bundle = timed(() =>
+    options.bundle === 'orders'
+      ? buildOrdersFunctionBundles(options.bundleDirectory)
+      : buildBundles(options.bundleDirectory),
+  );
   const logStart = openDemoLog(options.log, options.records);
   try {
     const [started, { endpoint, client, tablesMs }, bundles, log] = await Promise.all([

@@ -98,6 +98,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     duplicateRate: options.duplicateRate,
     poisonRate: options.poisonRate,
     seed: options.seed,
+    valueFormat: options.format,
   });
   const kafka = sourceChoice.kind === 'kafka';
   const database = options.dynamoDbEndpoint === undefined ? 'starting DynamoDB Local' : 'creating the tables';
@@ -115,6 +116,8 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     inboxTableName,
     appTableName,
     bundleDirectory: join(workDirectory, 'bundles'),
+    // Avro values go to the harness's consumer: the sample's bundle stays JSON-only (docs/design.md#value-formats).
+    bundle: options.format === 'json' ? 'sample' : 'orders',
     log: {
       kind: sourceChoice.kind,
       topic,
@@ -142,7 +145,10 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       functionName: DEMO_CONSUMER_NAME,
       dynamoDbEndpoint: endpoint,
       onOutput: (line) => output.accept(line),
-      environment: functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
+      environment: {
+        ...functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
+        VALUE_FORMAT: options.format,
+      },
     });
     const { source } = log;
     const mapping = new EventSourceMapping({

@@ -14,7 +14,7 @@ export function formatSummary(result: DemoResult): string {
     ],
     [
       'events',
-      `${result.events} (${result.producedRecords} records: +${result.producerDuplicates} producer duplicates; ${result.poisonRecords} poison)`,
+      `${result.events} (${result.producedRecords} records: +${result.producerDuplicates} producer duplicates; ${result.poisonRecords} poison)${result.options.format === 'avro' ? ', Avro values under a Confluent header' : ''}`,
     ],
     [
       'deliveries',
@@ -30,7 +30,7 @@ export function formatSummary(result: DemoResult): string {
     ],
     [
       'quarantined',
-      `${verification.quarantineRows} quarantine rows; the function reported ${m('Quarantined')} (a redelivered poison record counts again)`,
+      `${verification.quarantineRows} quarantine rows${reasonsOf(verification.quarantineReasons)}; the function reported ${m('Quarantined')} (a redelivered poison record counts again)`,
     ],
     [
       'redeliveries',
@@ -55,4 +55,11 @@ export function formatSummary(result: DemoResult): string {
       `${result.poisonRecords} poison records quarantined; every partition committed to its end`
     : `mismatch: ${[...verification.problems, ...(esm.lastFunctionError ? [`last function error: ${esm.lastFunctionError}`] : [])].join(' | ')}`;
   return ['', 'summary', ...lines, '', verdict].join('\n');
+}
+
+/** ` (invalid-event 3, undecodable 2)`: the quarantine rows by reason, most first. */
+function reasonsOf(reasons: ReadonlyMap<string, number>): string {
+  if (reasons.size === 0) return '';
+  const sorted = [...reasons].sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  return ` (${sorted.map(([reason, count]) => `${reason} ${count}`).join(', ')})`;
 }

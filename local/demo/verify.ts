@@ -30,6 +30,8 @@ export interface Verification {
   readonly ordersChecked: number;
   readonly completedRows: number;
   readonly quarantineRows: number;
+  /** Quarantine rows by reason (the consumer's reason, e.g. `undecodable`, `invalid-event`). */
+  readonly quarantineReasons: ReadonlyMap<string, number>;
 }
 
 export async function verify(input: VerificationInput): Promise<Verification> {
@@ -82,6 +84,7 @@ export async function verify(input: VerificationInput): Promise<Verification> {
   }
 
   const quarantined = new Set<string>();
+  const quarantineReasons = new Map<string, number>();
   for await (const page of paginateQuery(
     { client: documents },
     {
@@ -93,7 +96,10 @@ export async function verify(input: VerificationInput): Promise<Verification> {
     },
   )) {
     for (const item of page.Items ?? []) {
-      if (item.status === INBOX_STATUS.quarantined) quarantined.add(String(item.pk));
+      if (item.status !== INBOX_STATUS.quarantined) continue;
+      quarantined.add(String(item.pk));
+      const reason = String(item.reason);
+      quarantineReasons.set(reason, (quarantineReasons.get(reason) ?? 0) + 1);
     }
   }
   const expectedQuarantine = new Set(
@@ -122,6 +128,7 @@ export async function verify(input: VerificationInput): Promise<Verification> {
     ordersChecked: input.expected.orderTotals.size,
     completedRows,
     quarantineRows: quarantined.size,
+    quarantineReasons,
   };
 }
 

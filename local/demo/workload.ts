@@ -1,9 +1,11 @@
 /**
  * The demo's workload: OrderPlaced events keyed by account, some produced twice (the producer retried),
- * a few poison records, and the state that applying each unique valid event once must give.
+ * a few poison records, and the state that applying each unique valid event once must give. Values are
+ * JSON, or Avro framed as a Confluent registry's serializer writes them (local/orders/order-avro.ts).
  */
 import type { ProducedRecord } from '../esm/record-source.js';
 import { type Random, randomInt, seededRandom } from '../esm/seeded-random.js';
+import { type AvroOrder, encodeAvroOrder, type OrderValueFormat } from '../orders/order-avro.js';
 
 export interface WorkloadOptions {
   readonly topic: string;
@@ -11,12 +13,14 @@ export interface WorkloadOptions {
   readonly accounts: number;
   /** Share of valid events the producer sends twice (same event_id and bytes, a new offset). */
   readonly duplicateRate: number;
-  /** Share of events that are poison: bad JSON, no event_id, or failing the OrderPlaced schema. */
+  /** Share of events that are poison: bad JSON (with Avro: garbage bytes), no event_id, or failing the OrderPlaced schema. */
   readonly poisonRate: number;
   readonly seed: number;
+  /** @default 'json' */
+  readonly valueFormat?: OrderValueFormat;
 }
 
-export type PoisonKind = 'bad-json' | 'missing-event-id' | 'invalid-amount';
+export type PoisonKind = 'bad-json' | 'undecodable' | 'missing-event-id' | 'invalid-amount';
 
 export interface WorkloadRecord extends ProducedRecord {
   /** Set on poison records: the handler must quarantine them. */
@@ -41,13 +45,20 @@ export interface Workload {
   readonly producerDuplicates: number;
 }
 
-const POISON_KINDS: readonly PoisonKind[] = ['bad-json', 'missing-event-id', 'invalid-amount'];
+/** Per format: one the format cannot read (quarantined as invalid-event for JSON, undecodable for Avro), then the same two. */
+const POISON_KINDS: Readonly<Record<OrderValueFormat, readonly PoisonKind[]>> = {
+  json: ['bad-json', 'missing-event-id', 'invalid-amount'],
+  avro: ['undecodable', 'missing-event-id', 'invalid-amount'],
+};
 
 /** How far (in records) after its original a producer duplicate lands: a retry comes soon, not at once. */
 const DUPLICATE_SPREAD = 300;
 
 export function generateWorkload(options: WorkloadOptions): Workload {
   const random = seededRandom(options.seed);
+  const format = options.valueFormat ?? 'json';
+  const poisonKinds = POISON_KINDS[format];
+  const encode = format === 'avro' ? (order: AvroOrder) => encodeAvroOrder(order) : encodeJson;
   const ordersByAccount = new Map<string, string[]>();
   let nextOrder = 0;
   const placed: { position: number; record: WorkloadRecord }[] = [];
@@ -60,22 +71,20 @@ export function generateWorkload(options: WorkloadOptions): Workload {
     const accountId = `acct-${randomInt(random, options.accounts)}`;
     const eventId = `evt-${options.seed}-${index}`;
     if (random() < options.poisonRate) {
-      const kind = POISON_KINDS[poisonCount % POISON_KINDS.length] ?? 'bad-json';
+      const kind = poisonKinds[poisonCount % poisonKinds.length] ?? 'bad-json';
       poisonCount++;
-      placed.push({ position: index, record: poisonRecord(options.topic, kind, eventId, accountId) });
+      placed.push({ position: index, record: poisonRecord(options.topic, kind, eventId, accountId, encode) });
       continue;
     }
     const orderId = chooseOrder(random, ordersByAccount, accountId, () => `ord-${nextOrder++}`);
     const amount = 100 + randomInt(random, 49_901);
-    const value = Buffer.from(
-      JSON.stringify({
-        event_id: eventId,
-        type: 'OrderPlaced',
-        order_id: orderId,
-        account_id: accountId,
-        amount,
-      }),
-    );
+    const value = encode({
+      event_id: eventId,
+      type: 'OrderPlaced',
+      order_id: orderId,
+      account_id: accountId,
+      amount,
+    });
     const record: WorkloadRecord = {
       topic: options.topic,
       key: Buffer.from(accountId),
@@ -116,8 +125,21 @@ function chooseOrder(
   return orderId;
 }
 
-function poisonRecord(topic: string, kind: PoisonKind, eventId: string, accountId: string): WorkloadRecord {
+function encodeJson(order: AvroOrder): Buffer {
+  // A JSON producer leaves a missing id out rather than writing null.
+  const { event_id, ...rest } = order;
+  return Buffer.from(JSON.stringify(event_id === null ? rest : order));
+}
+
+function poisonRecord(
+  topic: string,
+  kind: PoisonKind,
+  eventId: string,
+  accountId: string,
+  encode: (order: AvroOrder) => Buffer,
+): WorkloadRecord {
   const key = Buffer.from(accountId);
+  const header = [{ key: 'event_id', value: Buffer.from(eventId) }];
   switch (kind) {
     case 'bad-json':
       // Truncated JSON, with an event_id header: quarantined, not retried.
@@ -125,32 +147,37 @@ function poisonRecord(topic: string, kind: PoisonKind, eventId: string, accountI
         topic,
         key,
         value: Buffer.from(`{"event_id":"${eventId}","type":"OrderPlaced","order_`),
-        headers: [{ key: 'event_id', value: Buffer.from(eventId) }],
+        headers: header,
         poison: kind,
       };
+    case 'undecodable':
+      // Bytes no registry's serializer wrote (no magic byte), with an event_id header.
+      return { topic, key, value: Buffer.from(`garbage-${eventId}`), headers: header, poison: kind };
     case 'missing-event-id':
       return {
         topic,
         key,
-        value: Buffer.from(
-          JSON.stringify({ type: 'OrderPlaced', order_id: 'ord-x', account_id: accountId, amount: 100 }),
-        ),
+        value: encode({
+          event_id: null,
+          type: 'OrderPlaced',
+          order_id: 'ord-x',
+          account_id: accountId,
+          amount: 100,
+        }),
         poison: kind,
       };
     case 'invalid-amount':
       return {
         topic,
         key,
-        value: Buffer.from(
-          JSON.stringify({
-            event_id: eventId,
-            type: 'OrderPlaced',
-            order_id: 'ord-x',
-            account_id: accountId,
-            amount: -5,
-          }),
-        ),
-        headers: [{ key: 'event_id', value: Buffer.from(eventId) }],
+        value: encode({
+          event_id: eventId,
+          type: 'OrderPlaced',
+          order_id: 'ord-x',
+          account_id: accountId,
+          amount: -5,
+        }),
+        headers: header,
         poison: kind,
       };
   }

@@ -10,6 +10,13 @@ import { avroValues } from '../../lambdas/core/avro-values.js';
 import type { ValueFormat } from '../../lambdas/core/value-format.js';
 import { confluentFrame } from '../schema-registry/wire-frames.js';
 
+/**
+ * How the demo's producer writes order values and its function reads them (`--format`, `VALUE_FORMAT`):
+ * JSON text, or Confluent-framed Avro of the schema below.
+ */
+export const ORDER_VALUE_FORMATS = ['json', 'avro'] as const;
+export type OrderValueFormat = (typeof ORDER_VALUE_FORMATS)[number];
+
 export const ORDER_AVRO_SCHEMA = {
   type: 'record',
   name: 'OrderPlaced',

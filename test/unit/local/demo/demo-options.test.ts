@@ -93,6 +93,18 @@ describe('parseDemoArgs', () => {
     );
   });
 
+  it('produces Avro values with --format avro, JSON by default, and refuses another format', () => {
+    expect(DEFAULT_DEMO_OPTIONS.format).toBe('json');
+    expect(parseDemoArgs(['--format', 'avro'])).toEqual({
+      help: false,
+      options: { ...DEFAULT_DEMO_OPTIONS, format: 'avro' },
+    });
+    expect(() => parseDemoArgs(['--format', 'xml'])).toThrow(
+      /^--format xml: expected json or avro \(npm start/,
+    );
+    expect(demoHelp()).toContain('--format json|avro');
+  });
+
   it('asks for help when given --help, and the help lists every flag', () => {
     expect(parseDemoArgs(['--help'])).toEqual({ help: true });
     for (const flag of [

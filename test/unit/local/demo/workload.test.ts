@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { generateWorkload } from '../../../../local/demo/workload.js';
+import { orderAvroValues } from '../../../../local/orders/order-avro.js';
 
 const options = {
   topic: 'orders',
@@ -53,5 +54,20 @@ describe('generateWorkload', () => {
       generateWorkload({ ...options, seed }).records.map((r) => r.value?.toString());
     expect(values(5)).toEqual(values(5));
     expect(values(5)).not.toEqual(values(6));
+  });
+
+  it('with Avro, frames every valid value for the registry and makes one poison kind garbage bytes', () => {
+    const workload = generateWorkload({ ...options, valueFormat: 'avro' });
+    const format = orderAvroValues();
+    const kinds = new Set(workload.records.map((record) => record.poison).filter(Boolean));
+    expect(kinds).toEqual(new Set(['undecodable', 'missing-event-id', 'invalid-amount']));
+    for (const record of workload.records) {
+      const parsed = format.parse(record.value, undefined);
+      // Garbage bytes are the one kind the consumer cannot decode; the rest decode, valid or not.
+      expect(parsed.ok).toBe(record.poison !== 'undecodable');
+      if (parsed.ok && !record.poison) expect(parsed.value).toMatchObject({ type: 'OrderPlaced' });
+    }
+    const json = generateWorkload(options);
+    expect(workload.expected).toEqual(json.expected);
   });
 });
