@@ -62,7 +62,7 @@ export const HANDLER_SETTINGS = {
     env: 'DEDUP_FIELD',
     kind: 'text',
     default: DEFAULT_DEDUP_KEY_POLICY.field,
-    meaning: "the JSON value's top-level field holding the id, when the header is absent",
+    meaning: "the value's top-level field holding the id (JSON, or Avro or Protobuf as the value format reads it), when the header is absent",
   },
   dedupKeyFallback: {
     env: 'DEDUP_KEY_FALLBACK',
@@ -111,7 +111,7 @@ export const HANDLER_SETTINGS = {
     pattern: /^(kafka-key|field:.+)$/,
     patternHint: 'must be kafka-key or field:<name>',
     meaning:
-      'only with `ORDERING=key`: the ordering key, `kafka-key` (the record key, byte for byte) or `field:<name>` (a top-level string or number field of the JSON value); records without one share one lane',
+      'only with `ORDERING=key`: the ordering key, `kafka-key` (the record key, byte for byte) or `field:<name>` (a top-level string or number field of the value, as its format reads it); records without one share one lane',
   },
   keyConcurrency: {
     env: 'KEY_CONCURRENCY',
