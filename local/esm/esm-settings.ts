@@ -1,3 +1,5 @@
+import { filterProblems, type KafkaRecordFilter } from '../../lib/kafka-filters.js';
+
 /**
  * The event source mapping settings the emulator honours, with Lambda's defaults and limits for Kafka.
  * https://docs.aws.amazon.com/lambda/latest/dg/msk-esm-parameters.html
@@ -28,6 +30,8 @@ export interface EsmSettings {
   readonly mappingUuid?: string;
   /** @default 'order-consumer' */
   readonly functionName?: string;
+  /** FilterCriteria on `value`, checked and matched by the construct's rules (lib/kafka-filters.ts). @default none */
+  readonly filters?: readonly KafkaRecordFilter[];
 }
 
 export type ResolvedEsmSettings = Required<EsmSettings> & {
@@ -63,6 +67,7 @@ export function resolveEsmSettings(settings: EsmSettings = {}): ResolvedEsmSetti
     eventSourceArn: settings.eventSourceArn ?? DEFAULT_EVENT_SOURCE_ARN,
     mappingUuid: settings.mappingUuid ?? '0b3f6a52-8d0c-4e59-a1a2-5c3d2e1f0a9b',
     functionName: settings.functionName ?? 'order-consumer',
+    filters: settings.filters ?? [],
   };
   const problems: string[] = [];
   if (!isIntegerIn(resolved.batchSize, 1, KAFKA_MAX_BATCH_SIZE)) {
@@ -82,6 +87,7 @@ export function resolveEsmSettings(settings: EsmSettings = {}): ResolvedEsmSetti
     problems.push('maxRecordAgeMs must be -1 or 1..604800000');
   }
   if (!isIntegerIn(resolved.pollers, 1, 2000)) problems.push('pollers must be in 1..2000');
+  if (settings.filters !== undefined) problems.push(...filterProblems(settings.filters));
   if (problems.length > 0) throw new EsmSettingsError(problems);
   const effectiveMaxRetryAttempts =
     resolved.maxRetryAttempts === -1 && resolved.hasOnFailureDestination

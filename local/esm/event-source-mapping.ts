@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Batch, collectBatch, firstOf, lastOf, toBatch } from './batch-collector.js';
 import { checkpoints, interpretResponse } from './batch-response.js';
 import { type EsmSettings, type ResolvedEsmSettings, resolveEsmSettings } from './esm-settings.js';
+import { type EsmStats, newEsmStats } from './esm-stats.js';
 import { type FaultPlan, NO_FAULTS } from './fault-plan.js';
 import { functionArn, type InvocationOutcome, type LambdaFunction } from './lambda-function.js';
 import { buildMskEvent, type MskEvent, type MskEventEnvelope } from './msk-event.js';
@@ -21,6 +22,7 @@ import {
   type FailureCondition,
   type OnFailureDestination,
 } from './on-failure-destination.js';
+import { type FilteredBatch, recordFilter } from './record-filter.js';
 import type { RecordSource, SourceRecord, TopicPartition } from './record-source.js';
 import { topicPartitionKey } from './record-source.js';
 import { Wakeup } from './wakeup.js';
@@ -37,6 +39,8 @@ export interface EventSourceMappingOptions {
   readonly onInvocation?: (report: InvocationReport) => void;
 }
 
+export type { EsmStats } from './esm-stats.js';
+
 export interface InvocationReport {
   readonly requestId: string;
   readonly event: MskEvent;
@@ -44,31 +48,6 @@ export interface InvocationReport {
   /** Whether this was the fenced-off second invocation of an overlapping pair (its response is ignored). */
   readonly fenced: boolean;
   readonly crashAfterWrites?: number;
-}
-
-export interface EsmStats {
-  invocations: number;
-  /** Records handed to the function, counting every redelivery. */
-  deliveredRecords: number;
-  /** Deliveries of a record that had been delivered before. */
-  redeliveredRecords: number;
-  /** Invocations whose response reported records. */
-  partialFailures: number;
-  reportedRecords: number;
-  /** Responses retried whole because they could not be honoured (e.g. an identifier not in the event). */
-  invalidResponses: number;
-  functionErrors: number;
-  crashes: number;
-  timeouts: number;
-  bisections: number;
-  /** Injected: successful batches delivered again because their commit was lost. */
-  duplicateDeliveries: number;
-  /** Injected: fenced second invocations over an overlapping batch. */
-  overlappingInvocations: number;
-  destinationBatches: number;
-  destinationRecords: number;
-  /** The latest function error (`<errorType>: <message>`), to say why batches were retried. */
-  lastFunctionError: string | undefined;
 }
 
 interface RetryState {
@@ -80,29 +59,14 @@ interface RetryState {
 
 export class EventSourceMapping {
   readonly settings: ResolvedEsmSettings;
-  readonly stats: EsmStats = {
-    invocations: 0,
-    deliveredRecords: 0,
-    redeliveredRecords: 0,
-    partialFailures: 0,
-    reportedRecords: 0,
-    invalidResponses: 0,
-    functionErrors: 0,
-    crashes: 0,
-    timeouts: 0,
-    bisections: 0,
-    duplicateDeliveries: 0,
-    overlappingInvocations: 0,
-    destinationBatches: 0,
-    destinationRecords: 0,
-    lastFunctionError: undefined,
-  };
+  readonly stats: EsmStats = newEsmStats();
   readonly #source: RecordSource;
   readonly #function: LambdaFunction;
   readonly #destination: OnFailureDestination;
   readonly #faults: FaultPlan;
   readonly #now: () => number;
   readonly #onInvocation: ((report: InvocationReport) => void) | undefined;
+  readonly #filter: (batch: Batch) => FilteredBatch;
   readonly #envelope: MskEventEnvelope;
   readonly #functionArn: string;
   readonly #retries = new Map<string, RetryState>();
@@ -122,6 +86,7 @@ export class EventSourceMapping {
     this.#faults = options.faults ?? NO_FAULTS;
     this.#now = options.now ?? Date.now;
     this.#onInvocation = options.onInvocation;
+    this.#filter = recordFilter(this.settings.filters);
     this.#envelope = {
       eventSource: this.settings.eventSource,
       ...(this.settings.eventSource === 'aws:kafka' ? { eventSourceArn: this.settings.eventSourceArn } : {}),
@@ -228,8 +193,14 @@ export class EventSourceMapping {
 
   /** Invokes the batch once and settles every partition in it; says how it ended. */
   async #deliver(fullBatch: Batch, faults: FaultPlan): Promise<'done' | 'retry' | 'function-error'> {
-    const batch = await this.#dropAgedRecords(fullBatch);
-    if (batch.records.length === 0) return 'done';
+    const polled = await this.#dropAgedRecords(fullBatch);
+    const { delivered: batch, filteredOut } = this.#filter(polled);
+    this.stats.filteredOutRecords += filteredOut.length;
+    if (batch.records.length === 0) {
+      // Nothing matched: committed without an invocation.
+      await this.#commitPast(polled, new Set());
+      return 'done';
+    }
     const event = buildMskEvent(this.#envelope, batch.records);
     const crashAfterWrites = faults.crashAfterWrites(batch.records.length);
     const overlapping = faults.overlappingBatch(batch.records);
@@ -250,6 +221,7 @@ export class EventSourceMapping {
       if (outcome.kind === 'timed-out') this.stats.timeouts++;
       // A function error retries the whole batch. https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
       await this.#redeliverWhole(batch, true);
+      await this.#seekFilteredOnly(polled, batch);
       return 'function-error';
     }
     const verdict = interpretResponse(event, outcome.response);
@@ -257,21 +229,24 @@ export class EventSourceMapping {
       // An identifier not in the event (or any malformed response) retries the whole batch.
       this.stats.invalidResponses++;
       await this.#redeliverWhole(batch, false);
+      await this.#seekFilteredOnly(polled, batch);
       return 'retry';
     }
     if (verdict.kind === 'success' && faults.duplicateDelivery()) {
       // Injected: the commit is lost, so the same records come again.
       this.stats.duplicateDeliveries++;
-      for (const { topicPartition, records } of batch.partitions.values()) {
+      for (const { topicPartition, records } of polled.partitions.values()) {
         await this.#source.seek(topicPartition, firstOf(records).offset);
       }
       return 'retry';
     }
     if (verdict.kind === 'partial') this.stats.partialFailures++;
     const exhausted: SourceRecord[] = [];
+    const redelivered = new Set<string>();
     for (const { key, topicPartition, commitOffset, redeliver } of checkpoints(event, verdict)) {
       await this.#commit(topicPartition, commitOffset);
       if (!redeliver) continue;
+      redelivered.add(key);
       const failed =
         batch.partitions.get(key)?.records.filter((record) => record.offset >= commitOffset) ?? [];
       this.stats.reportedRecords += failed.length;
@@ -279,7 +254,26 @@ export class EventSourceMapping {
       else await this.#source.seek(topicPartition, commitOffset);
     }
     if (exhausted.length > 0) await this.#giveUp(exhausted, 'RetryAttemptsExhausted', false);
+    // Filtered-out records after a partition's last delivered one, or in a partition with none delivered.
+    await this.#commitPast(polled, redelivered);
     return verdict.kind === 'success' ? 'done' : 'retry';
+  }
+
+  /** Commits every partition of the polled batch past its last record, except those being redelivered. */
+  async #commitPast(polled: Batch, redelivered: ReadonlySet<string>): Promise<void> {
+    for (const [key, { topicPartition, records }] of polled.partitions) {
+      if (!redelivered.has(key)) await this.#commit(topicPartition, lastOf(records).offset + 1);
+    }
+  }
+
+  /**
+   * After a failure retried whole, partitions whose polled records were all filtered out are polled again
+   * from their first record too: Lambda commits filtered records only after a successful invocation.
+   */
+  async #seekFilteredOnly(polled: Batch, delivered: Batch): Promise<void> {
+    for (const [key, { topicPartition, records }] of polled.partitions) {
+      if (!delivered.partitions.has(key)) await this.#source.seek(topicPartition, firstOf(records).offset);
+    }
   }
 
   async #invoke(
