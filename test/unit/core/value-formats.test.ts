@@ -1,10 +1,14 @@
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { avroValues } from '../../../lambdas/core/avro-values.js';
+import { decodeEvent } from '../../../lambdas/core/decode-event.js';
+import { DEFAULT_DEDUP_KEY_POLICY, deriveDedupKey } from '../../../lambdas/core/dedup-key.js';
+import { orderingKeyOf } from '../../../lambdas/core/ordering.js';
 import { protobufValues } from '../../../lambdas/core/protobuf-values.js';
 import { JSON_VALUES } from '../../../lambdas/core/value-format.js';
 import { encodeAvroOrder, ORDER_AVRO_SCHEMA, orderAvroValues } from '../../../local/orders/order-avro.js';
 import { confluentFrame, glueFrame } from '../../../local/schema-registry/wire-frames.js';
+import { kafkaEvent } from '../../support/kafka-events.js';
 import { encodeProtobufOrder, orderProtobufType } from '../../support/order-protobuf.js';
 
 const ORDER = {
@@ -162,5 +166,33 @@ describe('JSON values', () => {
       reason: 'invalid-event',
       error: 'value is not JSON (it ends early)',
     });
+  });
+});
+
+describe('what reads record.parsed', () => {
+  const protobuf = protobufValues({ messageType: orderProtobufType });
+  const decoded = (value: Uint8Array, format = protobuf) =>
+    decodeEvent(kafkaEvent([{ offset: 1, value }]), format)[0]?.records[0];
+
+  it('takes the dedup key from the decoded field, and names the format when there is none', () => {
+    const record = decoded(confluentFrame(3, encodeProtobufOrder(ORDER), [0]));
+    expect(record && deriveDedupKey(record, DEFAULT_DEDUP_KEY_POLICY)).toEqual({
+      ok: true,
+      key: 'evt-1',
+      from: 'field',
+    });
+    const keyless = decoded(encodeAvroOrder({ ...ORDER, event_id: null }), orderAvroValues());
+    expect(keyless && deriveDedupKey(keyless, DEFAULT_DEDUP_KEY_POLICY)).toEqual({
+      ok: false,
+      reason: 'missing-event-id',
+      message: 'no header "event_id" and no string field "event_id" in the Avro value',
+    });
+  });
+
+  it('orders by a decoded field, a wide integer included', () => {
+    const amount = 2n ** 60n + 7n;
+    const record = decoded(confluentFrame(3, encodeProtobufOrder({ ...ORDER, amount }), [0]));
+    expect(record && orderingKeyOf(record, { from: 'field', field: 'amount' })).toBe(amount.toString());
+    expect(record && orderingKeyOf(record, { from: 'field', field: 'account_id' })).toBe('acct-1');
   });
 });
