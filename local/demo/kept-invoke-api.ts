@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { bundlePaths } from '../lambda-runtime/build-bundles.js';
+import type { BuiltBundles } from '../lambda-runtime/build-bundles.js';
 import type { KeptFunctionConfig } from '../lambda-runtime/invoke-api-main.js';
 import { LOCAL_RUN_DIRECTORY, PROJECT_ROOT } from '../project-paths.js';
 
@@ -20,6 +20,8 @@ export interface KeptInvokeApi {
 
 export interface KeptFunction {
   readonly functionName: string;
+  /** The bundles the run built and ran (they stay in .local-run/ until the next run builds them again). */
+  readonly bundles: BuiltBundles;
   readonly environment: Readonly<Record<string, string>>;
   readonly dynamoDbEndpoint: string;
   readonly timeoutMs: number;
@@ -28,10 +30,11 @@ export interface KeptFunction {
 const START_TIMEOUT_MS = 30_000;
 const MAIN = join(PROJECT_ROOT, 'local', 'lambda-runtime', 'invoke-api-main.ts');
 
-/** Starts the process; resolves once it listens. It serves the bundle `npm start` built (buildBundles). */
+/** Starts the process; resolves once it listens. */
 export async function startKeptInvokeApi(fn: KeptFunction): Promise<KeptInvokeApi> {
   const logPath = join(LOCAL_RUN_DIRECTORY, 'logs', `${fn.functionName}-invoke-api.log`);
-  const config: KeptFunctionConfig = { ...fn, ...bundlePaths(), logPath };
+  const { bundles, ...rest } = fn;
+  const config: KeptFunctionConfig = { ...rest, ...bundles, logPath };
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, JSON.stringify(config)], {
     cwd: PROJECT_ROOT,
     detached: true,

@@ -10,7 +10,7 @@ import {
   startKeptDynamoDbLocal,
 } from './kept-dynamodb.js';
 import { type KeptInvokeApi, startKeptInvokeApi } from './kept-invoke-api.js';
-import { DEMO_CONSUMER_NAME, functionEnvironment, runDemo } from './run-demo.js';
+import { DEMO_CONSUMER_NAME, runDemo } from './run-demo.js';
 import { formatSummary } from './summary.js';
 
 // The pinned SDK warns once per process on Node 20 (docs/toolchain.md#pinned-versions); the notice is not the demo's news.
@@ -60,14 +60,10 @@ runCli({
     console.log(formatSummary(result));
     if (kept) {
       const tables = await demoTableNames(kept.endpoint);
-      // The demo's function stays invocable too, against the kept tables (the exit hook stops both until printed).
+      // The demo's function stays invocable too, as the run ran it (the exit hook stops both until printed).
       keptInvokeApi = await startKeptInvokeApi({
         functionName: DEMO_CONSUMER_NAME,
-        environment: functionEnvironment({
-          inboxTableName: tables.inbox,
-          appTableName: tables.app,
-          logLevel: parsed.options.logLevel,
-        }),
+        ...result.function,
         dynamoDbEndpoint: kept.endpoint,
         timeoutMs: parsed.options.functionTimeoutMs,
       });

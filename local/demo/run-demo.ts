@@ -14,6 +14,7 @@ import { type EsmStats, EventSourceMapping } from '../esm/event-source-mapping.j
 import { FaultPlan } from '../esm/fault-plan.js';
 import { FolderDestination } from '../esm/on-failure-destination.js';
 import { anyBrokerAccepts } from '../kafka/kafka-client.js';
+import type { BuiltBundles } from '../lambda-runtime/build-bundles.js';
 import { WorkerFunction } from '../lambda-runtime/worker-function.js';
 import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
 import { chooseDemoSource, type DemoLog } from './demo-log.js';
@@ -62,6 +63,11 @@ export interface DemoResult {
   readonly totalMs: number;
   readonly functionLogPath: string;
   readonly destinationPath: string;
+  /** The function as this run ran it, its bundle and its environment: `npm start -- --keep` serves it on. */
+  readonly function: {
+    readonly bundles: BuiltBundles;
+    readonly environment: Readonly<Record<string, string>>;
+  };
 }
 
 export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<DemoResult> {
@@ -140,15 +146,16 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     );
     progress(describeSetup(setup.timings, Date.now() - setupStarted, kafka));
 
+    const environment = {
+      ...functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
+      VALUE_FORMAT: options.format,
+    };
     fn = new WorkerFunction({
       ...bundles,
       functionName: DEMO_CONSUMER_NAME,
       dynamoDbEndpoint: endpoint,
       onOutput: (line) => output.accept(line),
-      environment: {
-        ...functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
-        VALUE_FORMAT: options.format,
-      },
+      environment,
     });
     const { source } = log;
     const mapping = new EventSourceMapping({
@@ -225,6 +232,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       totalMs: Date.now() - started,
       functionLogPath,
       destinationPath,
+      function: { bundles, environment },
     };
   } finally {
     await fn?.close();
@@ -235,7 +243,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
 }
 
 /** The function's configuration, as the CDK stack sets it, plus what Lambda's runtime provides. */
-export function functionEnvironment(tables: {
+function functionEnvironment(tables: {
   inboxTableName: string;
   appTableName: string;
   logLevel: string;

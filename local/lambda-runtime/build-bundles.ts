@@ -13,31 +13,21 @@ export interface BuiltBundles {
   readonly runtimePath: string;
 }
 
-export async function buildBundles(outDirectory = DEFAULT_BUNDLE_DIRECTORY): Promise<BuiltBundles> {
-  const bundles = bundlePaths(outDirectory);
-  await Promise.all([buildRuntimeWorker(outDirectory), build(handlerBuildOptions(bundles.handlerPath))]);
-  return bundles;
-}
-
-export const DEFAULT_BUNDLE_DIRECTORY = join(LOCAL_RUN_DIRECTORY, 'bundles');
-
-/** Where buildBundles puts them, for a process that runs bundles another one built. */
-export function bundlePaths(outDirectory = DEFAULT_BUNDLE_DIRECTORY): BuiltBundles {
-  return {
-    // NodejsFunction names an ESM bundle index.mjs.
-    handlerPath: join(outDirectory, 'order-consumer', 'index.mjs'),
-    handlerExport: HANDLER_BUNDLE.handlerExport,
-    runtimePath: runtimeWorkerPath(outDirectory),
-  };
-}
-
-function runtimeWorkerPath(outDirectory: string): string {
-  return join(outDirectory, 'runtime-worker.mjs');
+export async function buildBundles(
+  outDirectory = join(LOCAL_RUN_DIRECTORY, 'bundles'),
+): Promise<BuiltBundles> {
+  // NodejsFunction names an ESM bundle index.mjs.
+  const handlerPath = join(outDirectory, 'order-consumer', 'index.mjs');
+  const [runtimePath] = await Promise.all([
+    buildRuntimeWorker(outDirectory),
+    build(handlerBuildOptions(handlerPath)),
+  ]);
+  return { handlerPath, handlerExport: HANDLER_BUNDLE.handlerExport, runtimePath };
 }
 
 /** Builds only the runtime worker (for hosting another handler module); returns its path. */
 export async function buildRuntimeWorker(outDirectory: string): Promise<string> {
-  const runtimePath = runtimeWorkerPath(outDirectory);
+  const runtimePath = join(outDirectory, 'runtime-worker.mjs');
   await build({
     entryPoints: [join(import.meta.dirname, 'runtime-worker.ts')],
     outfile: runtimePath,
