@@ -62,7 +62,8 @@ export const HANDLER_SETTINGS = {
     env: 'DEDUP_FIELD',
     kind: 'text',
     default: DEFAULT_DEDUP_KEY_POLICY.field,
-    meaning: "the value's top-level field holding the id (JSON, or Avro or Protobuf as the value format reads it), when the header is absent",
+    meaning:
+      "the value's top-level field holding the id (JSON, or Avro or Protobuf as the value format reads it), when the header is absent",
   },
   dedupKeyFallback: {
     env: 'DEDUP_KEY_FALLBACK',
