@@ -1,0 +1,229 @@
+/**
+ * The dashboard and the alarms agree with what the handler emits (docs/deploy.md#the-dashboard): every
+ * metric of the handler's namespace that a widget draws or an alarm watches, with its dimensions and
+ * statistic, is in the EMF a real consumer writes, and every metric that EMF holds is drawn. The consumers
+ * run against DynamoDB Local with metrics on, through batches that meet every outcome, and their stdout is
+ * read as CloudWatch Logs reads EMF. The mapping's and Lambda's own metrics (AWS/Lambda) cannot be produced
+ * here: their dimensions are checked against the assumption docs/deploy.md states.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
+import type { Effect } from '../../../lambdas/core/effect.js';
+import {
+  BATCH_METRICS,
+  EVENT_METRICS,
+  METRICS_NAMESPACE,
+  OUTCOME_METRICS,
+} from '../../../lambdas/core/metric-names.js';
+import { orderConsumer } from '../../../lambdas/order-consumer/order-placed.js';
+import { refPlaceholder } from '../../../local/dashboard/dashboard-body.js';
+import { type EmfMetric, parseEmfLog } from '../../../local/dashboard/emf.js';
+import { type MetricKey, sameDimensions } from '../../../local/dashboard/local-metrics.js';
+import {
+  type SampleDashboard,
+  synthesizeSampleDashboard,
+} from '../../../local/dashboard/sample-dashboard.js';
+import { statistic } from '../../../local/dashboard/statistics.js';
+import type { MetricQuery } from '../../../local/dashboard/template-alarms.js';
+import { PROJECT_ROOT } from '../../../local/project-paths.js';
+import { lambdaContext, ManualClock } from '../../support/clocks.js';
+import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+import { dynamoDbStore, entry } from '../../support/inbox-store.js';
+import { kafkaEvent, orderRecord } from '../../support/kafka-events.js';
+import { CONSUMER } from '../../support/order-consumer.js';
+
+interface Referenced extends MetricQuery {
+  /** The widget's title or the alarm's name. */
+  readonly where: string;
+}
+
+function referencedMetrics(dashboard: SampleDashboard): Referenced[] {
+  const fromWidgets = dashboard.widgets.flatMap((widget) =>
+    widget.type === 'metric'
+      ? widget.series.flatMap((s) =>
+          s.kind === 'metric' ? [{ ...s, where: `widget "${widget.title}"` }] : [],
+        )
+      : [],
+  );
+  const fromAlarms = dashboard.alarms.flatMap((alarm) =>
+    Object.values(alarm.metrics).map((metric) => ({ ...metric, where: `alarm ${alarm.name}` })),
+  );
+  return [...fromWidgets, ...fromAlarms];
+}
+
+const describeKey = (m: MetricKey) => `${m.namespace}/${m.name} ${JSON.stringify(m.dimensions)}`;
+
+/** Runs batches meeting every outcome through two real consumers; returns what they wrote to stdout. */
+async function emfOfEveryOutcome(tables: TestTables): Promise<string> {
+  const clock = new ManualClock();
+  const logger = new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' });
+  const settings = { inboxTableName: tables.inboxTableName, consumerName: CONSUMER };
+  // No `metrics` option: the handler's own Powertools Metrics, namespace and dimension as deployed.
+  const sample = createInboxConsumer({
+    ...orderConsumer(tables.appTableName),
+    settings,
+    dynamoDb: tables.client,
+    clock,
+    logger,
+  });
+  let sideEffect: Effect = () => ({ kind: 'call', run: async () => undefined });
+  const calls = createInboxConsumer({
+    effect: (input) => sideEffect(input),
+    settings,
+    dynamoDb: tables.client,
+    clock,
+    logger,
+  });
+  const printed: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+    printed.push(String(chunk));
+    return true;
+  });
+  try {
+    const context = (remainingMs = 60_000) => lambdaContext(clock, remainingMs);
+    // processed, duplicate (an earlier copy in the batch), quarantined (undecodable), skipped (another type)
+    await sample(
+      kafkaEvent([
+        orderRecord(1, { eventId: 'a1' }),
+        orderRecord(2, { eventId: 'a1' }),
+        { offset: 3, headers: { event_id: 'p1' }, value: '{"event_id": "p1", "type": "Order' },
+        { offset: 4, headers: { event_id: 's1' }, value: { event_id: 's1', type: 'OrderCancelled' } },
+      ]),
+      context(),
+    );
+    // quarantined with a payload conflict: the same event_id, another payload
+    await sample(kafkaEvent([orderRecord(5, { eventId: 'a1', amount: 999 })]), context());
+    // deferred: the deadline is within DEADLINE_MARGIN_MS
+    await sample(kafkaEvent([orderRecord(6, { eventId: 'd1' })]), context(10));
+    // in flight (another attempt holds the lease), then blocked behind it
+    await dynamoDbStore(tables, clock).claim(entry('f1'), clock.nowMs() + 60_000);
+    await calls(
+      kafkaEvent([orderRecord(7, { eventId: 'f1' }), orderRecord(8, { eventId: 'f2' })]),
+      context(),
+    );
+    // failed (the effect throws), then blocked behind it
+    sideEffect = () => ({
+      kind: 'call',
+      run: async () => {
+        throw new Error('downstream answered 503');
+      },
+    });
+    await calls(
+      kafkaEvent([orderRecord(9, { eventId: 'x1' }), orderRecord(10, { eventId: 'x2' })]),
+      context(),
+    );
+    // a lost lease: the effect outlives its lease and another attempt takes the key over meanwhile
+    sideEffect = ({ dedupKey }) => ({
+      kind: 'call',
+      run: async () => {
+        clock.advance(120_000);
+        await dynamoDbStore(tables, clock).claim(entry(dedupKey), clock.nowMs() + 60_000);
+      },
+    });
+    await calls(kafkaEvent([orderRecord(11, { eventId: 'l1' })]), context(30_000));
+    // a failed batch: an envelope that is no Kafka event
+    await expect(sample({ records: 'none' }, context())).rejects.toThrow();
+  } finally {
+    write.mockRestore();
+  }
+  return printed.join('');
+}
+
+describe('the dashboard and the alarms against the EMF the handler writes', () => {
+  let tables: TestTables;
+  let dashboard: SampleDashboard;
+  let emitted: EmfMetric[];
+  let problems: string[];
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    // vitest.config.ts turns metrics off for every test; this one reads them.
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    delete process.env.POWERTOOLS_METRICS_NAMESPACE;
+    delete process.env.POWERTOOLS_DEV;
+    [tables, dashboard] = await Promise.all([createTestTables(), synthesizeSampleDashboard(CONSUMER)]);
+    ({ metrics: emitted, problems } = parseEmfLog(await emfOfEveryOutcome(tables)));
+  }, 60_000);
+
+  afterAll(() => {
+    process.env = { ...saved };
+  });
+
+  it('writes EMF that CloudWatch accepts, with every outcome and event met by the batches', () => {
+    expect(problems).toEqual([]);
+    const sums = new Map<string, number>();
+    for (const m of emitted) sums.set(m.name, (sums.get(m.name) ?? 0) + m.values.reduce((a, b) => a + b, 0));
+    const counted = [
+      ...Object.values(OUTCOME_METRICS),
+      ...Object.values(EVENT_METRICS),
+      BATCH_METRICS.failedBatches,
+    ];
+    expect(counted.filter((name) => !((sums.get(name) ?? 0) > 0))).toEqual([]);
+  });
+
+  it("emits every metric of the handler's namespace that a widget or an alarm reads, with its dimensions and statistic", () => {
+    const handlerMetrics = referencedMetrics(dashboard).filter((m) => m.namespace === METRICS_NAMESPACE);
+    expect(handlerMetrics.length).toBeGreaterThan(0);
+    const neverEmitted = handlerMetrics.flatMap((referenced) => {
+      const values = emitted
+        .filter(
+          (m) =>
+            m.namespace === referenced.namespace &&
+            m.name === referenced.name &&
+            sameDimensions(m.dimensions, referenced.dimensions),
+        )
+        .flatMap((m) => m.values);
+      if (values.length === 0) return [`${describeKey(referenced)} (${referenced.where}) is never emitted`];
+      // A statistic CloudWatch cannot compute from the published values (a typo, an unknown one) throws.
+      return statistic(values, referenced.stat) === undefined
+        ? [`${referenced.stat} of ${referenced.name} (${referenced.where}) has no value`]
+        : [];
+    });
+    expect(neverEmitted).toEqual([]);
+  });
+
+  it('draws every metric the handler emits, under the dimension set it is emitted with', () => {
+    const drawn = referencedMetrics(dashboard).filter((m) => !m.where.startsWith('alarm'));
+    const undrawn = new Set(
+      emitted
+        .filter(
+          (m) =>
+            !drawn.some(
+              (d) =>
+                d.namespace === m.namespace &&
+                d.name === m.name &&
+                sameDimensions(d.dimensions, m.dimensions),
+            ),
+        )
+        .map(describeKey),
+    );
+    expect([...undrawn]).toEqual([]);
+  });
+
+  it("names the mapping's and the function's AWS/Lambda metrics with the dimensions docs/deploy.md assumes", () => {
+    // Not producible here. Assumed (AWS's metrics reference names no dimensions for them): the mapping's
+    // metrics by EventSourceMappingUUID, the function's (OffsetLag, Invocations, Errors, Duration...) by
+    // FunctionName. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html
+    const resources = Object.entries(dashboard.resources);
+    const only = (type: string) => {
+      const found = resources.filter(([, r]) => r.Type === type).map(([id]) => id);
+      expect(found).toHaveLength(1);
+      return refPlaceholder(found[0] as string);
+    };
+    const assumed: Record<string, string>[] = [
+      { EventSourceMappingUUID: only('AWS::Lambda::EventSourceMapping') },
+      { FunctionName: only('AWS::Lambda::Function') },
+    ];
+    const lambdaMetrics = referencedMetrics(dashboard).filter((m) => m.namespace === 'AWS/Lambda');
+    expect(lambdaMetrics.length).toBeGreaterThan(0);
+    const otherwise = lambdaMetrics
+      .filter((m) => !assumed.some((dimensions) => sameDimensions(m.dimensions, dimensions)))
+      .map((m) => `${describeKey(m)} (${m.where})`);
+    expect(otherwise).toEqual([]);
+    const deployMd = readFileSync(join(PROJECT_ROOT, 'docs', 'deploy.md'), 'utf8');
+    for (const dimension of ['EventSourceMappingUUID', 'FunctionName']) expect(deployMd).toContain(dimension);
+  });
+});
