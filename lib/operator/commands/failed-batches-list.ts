@@ -81,8 +81,9 @@ export async function failedBatchesList(argv: readonly string[], io: OperatorIo)
     ),
   );
   const more = shown.length < matching.length ? ` (${shown.length} shown: --limit)` : '';
-  const notRecords = skipped.length > 0 ? `; ${skipped.length} other objects skipped` : '';
-  io.print(`\n${matching.length} failed batches in ${source.describe()}${more}${notRecords}`);
+  const notRecords = skipped.length > 0 ? `; ${skipped.length} other object(s) skipped` : '';
+  const counted = `${matching.length} failed batch${matching.length === 1 ? '' : 'es'}`;
+  io.print(`\n${counted} in ${source.describe()}${more}${notRecords}`);
   return 0;
 }
 

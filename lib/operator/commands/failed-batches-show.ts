@@ -86,7 +86,10 @@ export async function failedBatchesShow(argv: readonly string[], io: OperatorIo)
     [
       'partitions',
       batch.partitions
-        .map((p) => `${p.key}@${p.firstOffset}..${p.lastOffset} (${p.records.length} records)`)
+        .map(
+          (p) =>
+            `${p.key}@${p.firstOffset}..${p.lastOffset} (${p.records.length} record${p.records.length === 1 ? '' : 's'})`,
+        )
         .join(', '),
     ],
     ['replayed', replay === undefined ? 'never' : `${replayText(replay)} by ${replay.replayedBy ?? '?'}`],

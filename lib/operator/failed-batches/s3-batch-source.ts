@@ -7,7 +7,11 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { UserError } from '../../cli/user-error.js';
 import { adviceFor } from '../aws-errors.js';
-import { LOCAL_ENDPOINT_REGION, type OperatorTarget } from '../operator-target.js';
+import {
+  LOCAL_ENDPOINT_CREDENTIALS,
+  LOCAL_ENDPOINT_REGION,
+  type OperatorTarget,
+} from '../operator-target.js';
 import type { BatchObject, FailedBatchSource } from './batch-source.js';
 
 export interface S3SourceOptions {
@@ -29,6 +33,8 @@ export class S3BatchSource implements FailedBatchSource {
     this.#target = target;
     const customEndpoint = options.endpoint !== undefined || Boolean(env.AWS_ENDPOINT_URL_S3);
     const region = target.region ?? (customEndpoint ? LOCAL_ENDPOINT_REGION : undefined);
+    // A loopback stand-in (local/s3/main.ts) checks no signature: the fixed local key, as with --endpoint.
+    const loopback = options.endpoint !== undefined && isLoopback(options.endpoint);
     this.#client = new S3Client({
       maxAttempts: 3,
       // Buckets are addressed by name in the path on a custom endpoint (no wildcard DNS on loopback).
@@ -37,6 +43,7 @@ export class S3BatchSource implements FailedBatchSource {
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
       ...(region === undefined ? {} : { region }),
       ...(target.profile === undefined ? {} : { profile: target.profile }),
+      ...(loopback ? { credentials: LOCAL_ENDPOINT_CREDENTIALS } : {}),
     });
   }
 
@@ -116,5 +123,13 @@ export class S3BatchSource implements FailedBatchSource {
       return new UserError(`nothing answers at --s3-endpoint ${this.#options.endpoint}`, options);
     }
     return adviceFor(this.#target, error);
+  }
+}
+
+function isLoopback(endpoint: string): boolean {
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(endpoint).hostname);
+  } catch {
+    return false;
   }
 }

@@ -135,7 +135,7 @@ describe('failed-batches list', () => {
     const { out } = await run('failed-batches', 'list', ...fromFolder());
     expect(out).toMatch(/^ID +FAILED +CONDITION +PARTITIONS +RECORDS +SIZE +INVOKES +REPLAYED/);
     expect(out).toMatch(/RetryAttemptsExhausted +orders-0@0\.\.3 +4 /);
-    expect(out).toMatch(/2 failed batches in folder .*; 1 other objects skipped$/);
+    expect(out).toMatch(/2 failed batches in folder .*; 1 other object\(s\) skipped$/);
     const future = new Date(Date.now() + 60_000).toISOString();
     expect((await run('failed-batches', 'list', '--since', future, ...fromFolder())).out).toMatch(
       /^no failed batches in folder .* since then$/,
