@@ -4,7 +4,7 @@
  * consumer that imports it bundles avsc (docs/design.md#value-formats).
  */
 import avro from 'avsc';
-import { type ParsedValue, type ValueFormat, wideInteger } from './value-format.js';
+import { type ParsedValue, plainValue, type ValueFormat, wideInteger } from './value-format.js';
 import { type Framing, unframe } from './wire-format.js';
 
 export interface AvroValuesOptions {
@@ -31,7 +31,7 @@ export function avroValues(options: AvroValuesOptions): ValueFormat {
       const unframed = unframe(value, framing, metadata);
       if (!unframed.ok) return { ok: false, error: unframed.error, reason: 'undecodable' };
       try {
-        return { ok: true, value: type.fromBuffer(unframed.payload) };
+        return { ok: true, value: plainValue(type.fromBuffer(unframed.payload)) };
       } catch (error) {
         return {
           ok: false,

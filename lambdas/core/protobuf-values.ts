@@ -5,7 +5,7 @@
  * (wire-format.ts). A module of its own (docs/design.md#value-formats).
  */
 import type { IConversionOptions, Message, Reader } from 'protobufjs';
-import { type ParsedValue, type ValueFormat, wideInteger } from './value-format.js';
+import { type ParsedValue, plainValue, type ValueFormat } from './value-format.js';
 import { type Framing, stripMessageIndexes, unframe } from './wire-format.js';
 
 /** What the format uses of a protobufjs message type: both a reflected `Type` and a generated class have it. */
@@ -57,19 +57,9 @@ export function protobufValues(options: ProtobufValuesOptions): ValueFormat {
           reason: 'undecodable',
         };
       }
-      return { ok: true, value: narrowIntegers(messageType.toObject(message as never, CONVERSION)) };
+      return { ok: true, value: plainValue(messageType.toObject(message as never, CONVERSION)) };
     },
   };
-}
-
-/** 64-bit fields come as bigints (CONVERSION): safe ones become numbers (value-format.ts#wideInteger). */
-function narrowIntegers(value: unknown): unknown {
-  if (typeof value === 'bigint') return wideInteger(value);
-  if (Array.isArray(value)) return value.map(narrowIntegers);
-  if (typeof value === 'object' && value !== null && !(value instanceof Uint8Array)) {
-    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, narrowIntegers(field)]));
-  }
-  return value;
 }
 
 /** protobufjs's failure by kind only: its messages may name the bytes it met. */

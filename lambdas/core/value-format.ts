@@ -81,3 +81,15 @@ export function wideInteger(value: bigint): number | bigint {
     ? Number(value)
     : value;
 }
+
+/**
+ * A decoded value as plain data: records (avsc's generated classes, protobufjs's messages) become plain
+ * objects, so a consumer may hand them to the DynamoDB document client, which refuses class instances;
+ * 64-bit integers go through wideInteger; bytes stay Uint8Array (Buffer).
+ */
+export function plainValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return wideInteger(value);
+  if (Array.isArray(value)) return value.map(plainValue);
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, plainValue(field)]));
+}

@@ -57,6 +57,21 @@ describe('Avro values', () => {
     expect(wide.parse(encode(42n), undefined)).toEqual({ ok: true, value: { n: 42 } });
   });
 
+  it('gives plain objects, nested records too: the DynamoDB document client refuses class instances', () => {
+    const schema: avro.Schema = {
+      type: 'record',
+      name: 'Outer',
+      fields: [
+        { name: 'inner', type: { type: 'record', name: 'Inner', fields: [{ name: 'n', type: 'int' }] } },
+      ],
+    };
+    const bytes = avro.Type.forSchema(schema).toBuffer({ inner: { n: 1 } });
+    const parsed = avroValues({ schema, framing: 'none' }).parse(bytes, undefined);
+    const value = (parsed.ok ? parsed.value : undefined) as { inner: object };
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(value.inner)).toBe(Object.prototype);
+  });
+
   it('quarantines as undecodable: bad magic, a truncated record, bytes of another schema', () => {
     const bytes = encodeAvroOrder(ORDER);
     const cases = [
