@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePattern, patternProblems } from '../../../lib/filter-pattern.js';
 
@@ -120,5 +121,42 @@ describe('Lambda filter patterns: what Lambda refuses', () => {
         },
       }),
     ).toEqual([]);
+  });
+});
+
+describe('Lambda filter patterns: properties over any JSON record', () => {
+  const field = fc.oneof(fc.constant(undefined), fc.jsonValue());
+  const recordWith = (value: unknown) => (value === undefined ? {} : { a: value });
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+  it('exists: true and exists: false disagree on every leaf, present or missing; neither matches an object', () => {
+    fc.assert(
+      fc.property(field, (value) => {
+        const present = matches({ a: [{ exists: true }] }, recordWith(value));
+        const missing = matches({ a: [{ exists: false }] }, recordWith(value));
+        expect(present && missing).toBe(false);
+        expect(present || missing).toBe(!isObject(value));
+      }),
+    );
+  });
+
+  it('on a present scalar, anything-but a value matches exactly when the exact value does not', () => {
+    const scalar = fc.oneof(fc.string(), fc.integer());
+    fc.assert(
+      fc.property(scalar, scalar, (value, rule) => {
+        const exact = matches({ a: [rule] }, { a: value });
+        const anythingBut = matches({ a: [{ 'anything-but': rule }] }, { a: value });
+        expect(anythingBut).toBe(!exact);
+      }),
+    );
+  });
+
+  it('never throws on a record, whatever its shape', () => {
+    const pattern = compilePattern({
+      a: [{ prefix: 'x' }, { numeric: ['>', 0] }, { exists: false }],
+      b: { c: [{ 'anything-but': ['y'] }] },
+      $or: [{ d: [null] }, { e: [{ 'equals-ignore-case': 'Z' }] }],
+    });
+    fc.assert(fc.property(fc.jsonValue(), (record) => typeof pattern(record) === 'boolean'));
   });
 });
