@@ -1,9 +1,10 @@
 /**
- * What the function wrote: EMF metric lines are summed by metric name (what CloudWatch would show), and
- * every line is kept in a log file for reading after the run.
+ * What the function wrote: EMF metric lines (local/dashboard/emf.ts) are summed by metric name (what
+ * CloudWatch would show), and every line is kept in a log file for reading after the run (and the dashboard).
  */
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import { parseEmfObject } from '../dashboard/emf.js';
 
 export class FunctionOutput {
   readonly metrics = new Map<string, number>();
@@ -28,18 +29,10 @@ export class FunctionOutput {
     if (typeof parsed !== 'object' || parsed === null) return;
     const entry = parsed as Record<string, unknown>;
     if (entry.level === 'ERROR' || entry.level === 'CRITICAL') this.errorLines++;
-    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
-    const directives = (
-      entry._aws as { CloudWatchMetrics?: { Metrics?: { Name?: unknown }[] }[] } | undefined
-    )?.CloudWatchMetrics;
-    for (const directive of directives ?? []) {
-      for (const { Name } of directive.Metrics ?? []) {
-        if (typeof Name !== 'string') continue;
-        const value = entry[Name];
-        const values = Array.isArray(value) ? value : [value];
-        const sum = values.reduce((total: number, v) => total + (typeof v === 'number' ? v : 0), 0);
-        this.metrics.set(Name, (this.metrics.get(Name) ?? 0) + sum);
-      }
+    const emf = parseEmfObject(entry);
+    if (emf.kind !== 'metrics') return;
+    for (const { name, values } of emf.metrics) {
+      this.metrics.set(name, (this.metrics.get(name) ?? 0) + values.reduce((sum, v) => sum + v, 0));
     }
   }
 

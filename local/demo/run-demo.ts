@@ -7,11 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../../lib/cli/user-error.js';
+import { type LocalDashboard, writeLocalDashboard } from '../dashboard/local-dashboard.js';
+import { synthesizeSampleDashboard } from '../dashboard/sample-dashboard.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb-local/client.js';
 import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
 import { answers } from '../dynamodb-local/server.js';
 import { type EsmStats, EventSourceMapping } from '../esm/event-source-mapping.js';
 import { FaultPlan } from '../esm/fault-plan.js';
+import { MappingMetrics } from '../esm/mapping-metrics.js';
 import { FolderDestination } from '../esm/on-failure-destination.js';
 import { anyBrokerAccepts } from '../kafka/kafka-client.js';
 import type { BuiltBundles } from '../lambda-runtime/build-bundles.js';
@@ -68,6 +71,8 @@ export interface DemoResult {
     readonly bundles: BuiltBundles;
     readonly environment: Readonly<Record<string, string>>;
   };
+  /** The sample stack's CloudWatch dashboard drawn from this run, and its alarms evaluated over it. */
+  readonly dashboard: LocalDashboard;
 }
 
 export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<DemoResult> {
@@ -117,6 +122,9 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     `at the same time: ${database}, building the function bundle (the esbuild settings CDK deploys), ${logStep}...`,
   );
   const setupStarted = Date.now();
+  // Synthesized while setup waits on other processes (DynamoDB Local, the broker, esbuild).
+  const dashboardSynthesis = synthesizeSampleDashboard(DEMO_CONSUMER_NAME);
+  dashboardSynthesis.catch(() => undefined);
   const setup = await startDemoSetup({
     dynamoDbEndpoint: options.dynamoDbEndpoint,
     inboxTableName,
@@ -158,10 +166,13 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       environment,
     });
     const { source } = log;
+    const mappingMetrics = new MappingMetrics();
     const mapping = new EventSourceMapping({
-      source,
-      function: fn,
-      destination: new FolderDestination(destinationPath, '0b3f6a52-8d0c-4e59-a1a2-5c3d2e1f0a9b'),
+      source: mappingMetrics.source(source),
+      function: mappingMetrics.function(fn),
+      destination: mappingMetrics.destination(
+        new FolderDestination(destinationPath, '0b3f6a52-8d0c-4e59-a1a2-5c3d2e1f0a9b'),
+      ),
       settings: {
         batchSize: options.batchSize,
         batchingWindowMs: options.batchingWindowMs,
@@ -214,6 +225,19 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       }),
       closing,
     ]);
+    const dashboard = await writeLocalDashboard(
+      await dashboardSynthesis,
+      {
+        startMs: processingStarted,
+        endMs: processingStarted + processingMs,
+        functionLogPath,
+        mapping: mappingMetrics,
+        facts: [
+          `${options.events} events (${total} records) on ${source.describe()}, ${finalProgress.length} partitions; ${mapping.stats.invocations} invocations, ${mapping.stats.crashes} crashes; verification ${verification.ok ? 'passed' : 'FAILED'}.`,
+        ],
+      },
+      join(workDirectory, 'dashboard.html'),
+    );
     return {
       options,
       sourceDescription: source.describe(),
@@ -233,6 +257,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       functionLogPath,
       destinationPath,
       function: { bundles, environment },
+      dashboard,
     };
   } finally {
     await fn?.close();

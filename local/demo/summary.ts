@@ -1,4 +1,5 @@
 /** The demo's closing report; its last line starts with `verified:` or `mismatch:`. */
+import { firedAlarms } from '../dashboard/local-dashboard.js';
 import { displayPath } from '../project-paths.js';
 import type { DemoResult } from './run-demo.js';
 
@@ -47,6 +48,8 @@ export function formatSummary(result: DemoResult): string {
     ],
     ['records/s', `${rate}`],
     ['function log', displayPath(result.functionLogPath)],
+    ['dashboard', displayPath(result.dashboard.path)],
+    ['alarms', alarmsLine(result)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
@@ -55,6 +58,18 @@ export function formatSummary(result: DemoResult): string {
       `${result.poisonRecords} poison records quarantined; every partition committed to its end`
     : `mismatch: ${[...verification.problems, ...(esm.lastFunctionError ? [`last function error: ${esm.lastFunctionError}`] : [])].join(' | ')}`;
   return ['', 'summary', ...lines, '', verdict].join('\n');
+}
+
+/** Which of the stack's alarms would have fired over this run, and when (local/dashboard/alarm-evaluation.ts). */
+function alarmsLine(result: DemoResult): string {
+  const fired = firedAlarms(result.dashboard.alarms);
+  const period = Math.max(...result.dashboard.alarms.map((a) => a.alarm.periodSeconds));
+  const notEvaluated = result.dashboard.alarms.filter((a) => a.kind === 'no-local-counterpart').length;
+  const list =
+    fired.length === 0
+      ? 'none would have fired'
+      : `would have fired: ${fired.map((a) => `${a.name} at +${(a.atMs / 1000).toFixed(1)} s`).join(', ')}`;
+  return `${list} (${period} s periods; ${notEvaluated} of ${result.dashboard.alarms.length} have no local counterpart)`;
 }
 
 /** ` (invalid-event 3, undecodable 2)`: the quarantine rows by reason, most first. */

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { firedAlarms } from '../../local/dashboard/local-dashboard.js';
 import { DEFAULT_DEMO_OPTIONS } from '../../local/demo/demo-options.js';
 import { type DemoResult, runDemo } from '../../local/demo/run-demo.js';
 
@@ -59,5 +60,10 @@ describe('the demo, end to end with crashes and duplicates', () => {
 
   it('gives up on no record when every failure is transient', () => {
     expect(result.esm.destinationRecords).toBe(0);
+  });
+
+  it("says the stack's Quarantined alarm would have fired on the poison records, from EMF CloudWatch accepts", () => {
+    expect(result.dashboard.emfProblems).toEqual([]);
+    expect(firedAlarms(result.dashboard.alarms).map((alarm) => alarm.name)).toContain('Quarantined');
   });
 });
