@@ -12,6 +12,7 @@ import { failedBatchRowKey } from '../../../lib/operator/failed-batches/replay-l
 import { InProcessFunction } from '../../../local/esm/lambda-function.js';
 import { startInvokeApiServer } from '../../../local/lambda-runtime/invoke-api-server.js';
 import { type FolderBucketServer, startFolderBucketServer } from '../../../local/s3/folder-bucket-server.js';
+import { startCloudFormationStub } from '../../support/cloudformation-stub.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { fillOnFailureFolder } from './fixtures/on-failure-folder.js';
@@ -129,6 +130,26 @@ describe('failed-batches list', () => {
     const bucketList = await list(...fromBucket());
     expect(bucketList.listed.batches).toEqual(folderList.listed.batches);
     expect(bucketList.listed.skipped).toEqual(folderList.listed.skipped);
+  });
+
+  it("finds the bucket in the stack's FailedBatchesBucket output with --stack", async () => {
+    const cloudFormation = await startCloudFormationStub({ OrdersStack: { FailedBatchesBucket: BUCKET } });
+    process.env.AWS_ENDPOINT_URL_CLOUDFORMATION = cloudFormation.endpoint;
+    try {
+      const fromStack = await list(
+        '--stack',
+        'OrdersStack',
+        '--region',
+        'us-east-1',
+        '--s3-endpoint',
+        s3.endpoint,
+      );
+      expect(fromStack.listed.batches).toEqual((await list(...fromFolder())).listed.batches);
+      expect(cloudFormation.requests).toEqual(['OrdersStack']);
+    } finally {
+      delete process.env.AWS_ENDPOINT_URL_CLOUDFORMATION;
+      await cloudFormation.close();
+    }
   });
 
   it('prints a table for people, and --since leaves out older batches', async () => {
