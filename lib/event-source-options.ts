@@ -49,7 +49,7 @@ export interface EventSourceOptions {
   readonly filters?: readonly KafkaRecordFilter[];
   /**
    * A customer managed key Lambda encrypts the filter criteria with (the key's policy lets Lambda decrypt).
-   * https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html#filter-criteria-encryption
+   * https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html
    * @default - an AWS owned key
    */
   readonly filterEncryption?: kms.IKey;

@@ -8,7 +8,7 @@
  * metadata, so such a filter lets the record through (assumed: docs/aws-facts.md#event-filtering).
  */
 import { Token } from 'aws-cdk-lib';
-import { type CompiledPattern, compilePattern, isPlainObject, patternProblems } from './filter-pattern.js';
+import { compilePattern, isPlainObject, patternProblems } from './filter-pattern.js';
 
 /**
  * One filter: a pattern on the record's `value`, e.g. `{ value: { type: ['order.placed'] } }` for a JSON
@@ -75,7 +75,7 @@ export function compileKafkaFilters(
 ): (value: Uint8Array | null) => boolean {
   const compiled = filters.map((filter) => ({
     onFields: isPlainObject(filter.value),
-    matches: compilePattern(filter) as CompiledPattern,
+    matches: compilePattern(filter),
   }));
   return (bytes) => {
     const decoded = decodeValue(bytes);
