@@ -80,7 +80,7 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
   const chosen = all
     ? objects
     : [...new Set(positionals.map((id) => resolveBatchId(id, objects, source.describe())))];
-  const { batches } = await readBatches(source, chosen, io);
+  const { batches, skipped } = await readBatches(source, chosen, io);
   // A dry run needs nothing to invoke; given one, it still checks it (Lambda's DryRun, the handler's import).
   const invoke: Invoke =
     dryRun && !invokerGiven(values, target)
@@ -148,6 +148,8 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
       .join(', ');
     io.print(`\n${replayed.length} batch(es)${dryRun ? ', dry run' : ''}: ${summary}`);
   }
+  // An object named by its id that is not an on-failure record was not replayed: say so in the exit code.
+  if (!all && skipped.length > 0) return 1;
   if (dryRun) return 0;
   return replayed.every((batch) => batch.records.every((r) => ACKED.includes(r.outcome))) ? 0 : 1;
 }

@@ -5,6 +5,8 @@
  * (replay-record.ts, sendAndJudge). Partitions one after another, each in offset order; a partition stops
  * at its first record that fails, so its order is kept: the records after it are not sent.
  */
+
+import type { DedupKeyPolicy } from '../../../lambdas/core/dedup-key.js';
 import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
 import type { KafkaEventRecord } from '../../../lambdas/core/kafka-event.js';
 import { quarantineKeyOf } from '../../../lambdas/core/quarantine-row.js';
@@ -16,14 +18,14 @@ import {
   parkedRowKey,
   type QuarantineTarget,
 } from '../quarantine-table.js';
-import { type dedupPolicyFrom, oneRecordEvent } from '../quarantined-record.js';
+import { oneRecordEvent } from '../quarantined-record.js';
 import { readDedupState, sendAndJudge } from '../replay-record.js';
 import type { FailedBatch } from './failed-batch.js';
 import type { BatchRecordOutcome, BatchRecordResult } from './replay-log.js';
 
 export interface BatchReplayOptions {
   readonly invoke: Invoke;
-  readonly policy: ReturnType<typeof dedupPolicyFrom>;
+  readonly policy: DedupKeyPolicy;
   /** Read the inbox and say what would happen; send nothing, write nothing. */
   readonly dryRun: boolean;
   /** After each record, for progress. */

@@ -276,6 +276,20 @@ describe('failed-batches replay', () => {
     expect(batch1?.replay).toMatchObject({ attempts: 2, counts: { duplicate: 2 } });
   });
 
+  it('names an object that is not an on-failure record, replays nothing of it and exits 1', async () => {
+    const result = await run(
+      'failed-batches',
+      'replay',
+      'README.txt',
+      '--handler',
+      FLAKY_HANDLER,
+      ...fromFolder(),
+    );
+    expect(result.code).toBe(1);
+    expect(result.notes).toMatch(/^skipped README\.txt: not an on-failure record \(not JSON\)$/m);
+    expect(result.out).toBe('nothing to replay');
+  });
+
   it('takes the same invokers as quarantine replay: --function through the Invoke API; exit 0 all acked', async () => {
     const { handler } = await import('./fixtures/flaky-orders-handler.js');
     const invokeApi = await startInvokeApiServer({
