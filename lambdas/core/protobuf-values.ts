@@ -47,9 +47,10 @@ export function protobufValues(options: ProtobufValuesOptions): ValueFormat {
       if (!unframed.ok) return { ok: false, error: unframed.error, reason: 'undecodable' };
       const stripped = stripMessageIndexes(unframed.payload, unframed.registry);
       if (!stripped.ok) return { ok: false, error: stripped.error, reason: 'undecodable' };
-      let message: object;
       try {
-        message = messageType.decode(stripped.payload);
+        // Converting is inside too: a message nested past the stack's depth is undecodable, not a crash.
+        const message = messageType.decode(stripped.payload);
+        return { ok: true, value: plainValue(messageType.toObject(message as never, CONVERSION)) };
       } catch (error) {
         return {
           ok: false,
@@ -57,7 +58,6 @@ export function protobufValues(options: ProtobufValuesOptions): ValueFormat {
           reason: 'undecodable',
         };
       }
-      return { ok: true, value: plainValue(messageType.toObject(message as never, CONVERSION)) };
     },
   };
 }

@@ -1,4 +1,5 @@
 import avro from 'avsc';
+import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { avroValues } from '../../../lambdas/core/avro-values.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
@@ -148,6 +149,29 @@ describe('Protobuf values', () => {
       ok: false,
       reason: 'undecodable',
       error: 'value is not a Protobuf message of the type (it ends early)',
+    });
+  });
+
+  it("calls a message nested past the stack's depth undecodable instead of crashing", () => {
+    const node = protobuf
+      .parse('syntax = "proto3"; message Node { Node child = 1; }')
+      .root.lookupType('Node');
+    // Field 1, length-delimited, around the message so far: built from the inside out, joined once.
+    const headers: Buffer[] = [];
+    let size = 0;
+    for (let depth = 0; depth < 100_000; depth += 1) {
+      const header = [0x0a];
+      for (let n = size; ; n = Math.floor(n / 128)) {
+        header.push(n < 0x80 ? n : (n % 0x80) | 0x80);
+        if (n < 0x80) break;
+      }
+      headers.push(Buffer.from(header));
+      size += header.length;
+    }
+    const bytes = Buffer.concat(headers.reverse());
+    expect(protobufValues({ messageType: node, framing: 'none' }).parse(bytes, undefined)).toMatchObject({
+      ok: false,
+      reason: 'undecodable',
     });
   });
 
