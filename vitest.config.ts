@@ -10,6 +10,9 @@ export const DYNAMODB_LOCAL_SETUP = 'test/support/dynamodb-local-setup.ts';
 /** Prints, once, why the Kafka broker tests (test/e2e/kafka) are skipped where kcat is missing. */
 const BROKER_SETUP = 'test/support/broker-setup.ts';
 
+/** Prints, once, why the dashboard's browser test is skipped where chromium is missing. */
+const BROWSER_SETUP = 'test/support/browser-setup.ts';
+
 /** One project per test kind, each the folder of test/ with its name: `npx vitest run --project unit`. */
 function project(name: string, globalSetup: string[] = []): TestProjectInlineConfiguration {
   return {
@@ -39,8 +42,8 @@ export const projects: TestProjectInlineConfiguration[] = [
   project('property', [DYNAMODB_LOCAL_SETUP]),
   // malformed events; the handler fuzz writes to DynamoDB Local
   project('fuzz', [DYNAMODB_LOCAL_SETUP]),
-  // the emulator, the Kafka broker, the local tools' processes
-  project('e2e', [DYNAMODB_LOCAL_SETUP, BROKER_SETUP]),
+  // the emulator, the Kafka broker, the local tools' processes, the local dashboard in a browser
+  project('e2e', [DYNAMODB_LOCAL_SETUP, BROKER_SETUP, BROWSER_SETUP]),
 ];
 
 export default defineConfig({ test: { projects } });

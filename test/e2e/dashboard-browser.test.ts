@@ -1,0 +1,146 @@
+/**
+ * The local dashboard in a real browser: a small demo run writes .local-run-like dashboard.html, headless
+ * Chromium draws it, and every widget of the dashboard body (synthesized here on its own) is on the page
+ * under its title, as a chart with datapoints where a local counterpart exists and saying "no local
+ * counterpart" where none does. The screenshot is kept in .cache/ for a person to look at.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
+import type { DashboardWidget } from '../../local/dashboard/dashboard-body.js';
+import { synthesizeSampleDashboard } from '../../local/dashboard/sample-dashboard.js';
+import { DEFAULT_DEMO_OPTIONS } from '../../local/demo/demo-options.js';
+import { DEMO_CONSUMER_NAME, type DemoResult, runDemo } from '../../local/demo/run-demo.js';
+import { RECORDED_MAPPING_METRICS } from '../../local/esm/mapping-metrics.js';
+import { CACHE_DIRECTORY } from '../../local/project-paths.js';
+import { headlessChromium, skipBrowserTests } from '../support/browser.js';
+
+const SCREENSHOT_PATH = join(CACHE_DIRECTORY, 'dashboard-screenshot.png');
+
+interface DrawnWidget {
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly html: string;
+}
+
+/** The page's widgets as the browser left them: each section's attributes and inner HTML. */
+function drawnWidgets(dom: string): DrawnWidget[] {
+  return [...dom.matchAll(/<section\b([^>]*)>([\s\S]*?)<\/section>/g)].map(
+    ([, attributes = '', html = '']) => ({
+      attributes: Object.fromEntries(
+        [...attributes.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, name = '', value = '']) => [
+          name,
+          decode(value),
+        ]),
+      ),
+      html,
+    }),
+  );
+}
+
+function decode(text: string): string {
+  return text
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** Whether anything local stands for one of the widget's visible metrics (local/dashboard/local-metrics.ts). */
+function hasLocalCounterpart(widget: DashboardWidget): boolean {
+  if (widget.type !== 'metric') return false;
+  const recorded: readonly string[] = RECORDED_MAPPING_METRICS;
+  return widget.series.some(
+    (s) =>
+      s.kind === 'metric' &&
+      s.visible &&
+      (s.namespace === METRICS_NAMESPACE || (s.namespace === 'AWS/Lambda' && recorded.includes(s.name))),
+  );
+}
+
+describe.skipIf(skipBrowserTests)('the local dashboard in headless Chromium', () => {
+  let workDirectory: string;
+  let result: DemoResult;
+  let widgets: readonly DashboardWidget[];
+  let drawn: DrawnWidget[];
+
+  beforeAll(async () => {
+    workDirectory = await mkdtemp(join(tmpdir(), 'msk-inbox-dashboard-'));
+    [result, { widgets }] = await Promise.all([
+      runDemo(
+        {
+          ...DEFAULT_DEMO_OPTIONS,
+          source: 'memory',
+          events: 400,
+          accounts: 40,
+          poisonRate: 0.05,
+          crashRate: 0.1,
+          batchSize: 25,
+          batchingWindowMs: 50,
+          dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+        },
+        { workDirectory },
+      ),
+      synthesizeSampleDashboard(DEMO_CONSUMER_NAME),
+    ]);
+    const rows = Math.max(...widgets.map((w) => w.y + w.height));
+    const [dom] = await Promise.all([
+      headlessChromium(result.dashboard.path, { kind: 'dump-dom' }),
+      headlessChromium(result.dashboard.path, {
+        kind: 'screenshot',
+        path: SCREENSHOT_PATH,
+        width: 1400,
+        height: rows * 38 + 200,
+      }),
+    ]);
+    drawn = drawnWidgets(dom);
+  }, 180_000);
+
+  afterAll(async () => {
+    await rm(workDirectory, { recursive: true, force: true });
+  });
+
+  it('draws every widget of the dashboard body, in its order, under its title', () => {
+    expect(drawn.map((w) => w.attributes['data-title'])).toEqual(widgets.map((w) => w.title ?? ''));
+    expect(drawn.filter((w) => w.attributes['data-drawn'] === 'pending')).toEqual([]);
+  });
+
+  it('draws a chart with datapoints for each widget a local counterpart exists for, and says so for the others', () => {
+    const outcome = widgets.map((widget, index) => {
+      const page = drawn[index]?.attributes ?? {};
+      const points = Number(page['data-points'] ?? 0);
+      const canvas = drawn[index]?.html.includes('<canvas') ?? false;
+      return `${widget.title ?? widget.type}: ${page['data-drawn'] === 'chart' && points > 0 && canvas ? 'chart with data' : page['data-drawn']}`;
+    });
+    const expected = widgets.map(
+      (widget) =>
+        `${widget.title ?? widget.type}: ${
+          widget.type === 'text'
+            ? 'text'
+            : widget.type === 'alarm'
+              ? 'alarms'
+              : hasLocalCounterpart(widget)
+                ? 'chart with data'
+                : 'no-local-counterpart'
+        }`,
+    );
+    expect(outcome).toEqual(expected);
+    expect(drawn.find((w) => w.attributes['data-drawn'] === 'no-local-counterpart')?.html).toContain(
+      'no local counterpart',
+    );
+  });
+
+  it('shows the Quarantined alarm in ALARM on the poison records, with when it fired', () => {
+    const alarms = drawn.find((w) => w.attributes['data-drawn'] === 'alarms')?.html ?? '';
+    expect(alarms).toMatch(
+      /<tr class="alarm"><td>Quarantined<\/td><td>ALARM<\/td><td>fired at \+\d+\.\d s<\/td>/,
+    );
+  });
+
+  it('saves a screenshot of the page in .cache/', async () => {
+    const png = await readFile(SCREENSHOT_PATH);
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+  });
+});
