@@ -82,7 +82,7 @@ describe('ConsumerMonitoring', () => {
     for (const alarm of all) {
       expect(alarm.Properties.AlarmActions).toEqual([topicRef]);
       expect(alarm.Properties.OKActions).toEqual([topicRef]);
-      expect(alarm.Properties.AlarmDescription).toMatch(/First: /);
+      expect(JSON.stringify(alarm.Properties.AlarmDescription)).toMatch(/First: /);
     }
     expect(onlyResource(built.template, 'AWS::SNS::Subscription').Properties).toEqual({
       Protocol: 'email',
