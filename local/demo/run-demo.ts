@@ -190,6 +190,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       }),
     });
 
+    mappingMetrics.countFrom('FilteredOutEventCount', () => mapping.stats.filteredOutRecords);
     const setupMs = Date.now() - started;
     const processingStarted = Date.now();
     const total = workload.records.length;

@@ -20,6 +20,7 @@ import { type PartitionProgress, type RecordSource, topicPartitionKey } from './
 export const RECORDED_MAPPING_METRICS = [
   ...([
     'PolledEventCount',
+    'FilteredOutEventCount',
     'InvokedEventCount',
     'FailedInvokeEventCount',
     // Records given up on go to the on-failure destination, which the emulator always has: none is dropped.
@@ -49,6 +50,8 @@ export class MappingMetrics {
   /** Per partition key, where committed records are counted from: the first polled, then the last commit. */
   readonly #countedFrom = new Map<string, number>();
   #inFlight = 0;
+  /** Counters the mapping keeps itself (its filter's), sampled as deltas whenever progress is read. */
+  readonly #counters: { name: RecordedMappingMetric; read: () => number; last: number }[] = [];
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -58,6 +61,14 @@ export class MappingMetrics {
   samples(name: string): readonly MetricSample[] | undefined {
     if (!(RECORDED_MAPPING_METRICS as readonly string[]).includes(name)) return undefined;
     return this.#samples.get(name as RecordedMappingMetric) ?? [];
+  }
+
+  /**
+   * A count the mapping keeps in its stats (records its filters kept from the function), recorded as it
+   * grows: read whenever the mapping reads progress, after each of its commits.
+   */
+  countFrom(name: RecordedMappingMetric, read: () => number): void {
+    this.#counters.push({ name, read, last: read() });
   }
 
   /** The source, counting polled and committed records and sampling the lag whenever progress is read. */
@@ -88,6 +99,11 @@ export class MappingMetrics {
       progress: async () => {
         const progress = await inner.progress();
         this.#offsetLag(progress);
+        for (const counter of this.#counters) {
+          const value = counter.read();
+          if (value > counter.last) this.#record(counter.name, value - counter.last);
+          counter.last = value;
+        }
         return progress;
       },
       close: () => inner.close(),

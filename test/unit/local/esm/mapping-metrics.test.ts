@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { EsmSettings } from '../../../../local/esm/esm-settings.js';
 import { EventSourceMapping } from '../../../../local/esm/event-source-mapping.js';
 import { InMemoryLog } from '../../../../local/esm/in-memory-log.js';
 import { InProcessFunction, type KafkaHandler } from '../../../../local/esm/lambda-function.js';
@@ -8,11 +9,19 @@ import { InMemoryDestination } from '../../../../local/esm/on-failure-destinatio
 const TOPIC = 'orders';
 
 /** Two partitions of five records each through a mapping whose ports are metered. */
-async function run(handler: KafkaHandler, maxRetryAttempts = -1): Promise<MappingMetrics> {
+async function run(
+  handler: KafkaHandler,
+  settings: Pick<EsmSettings, 'maxRetryAttempts' | 'filters'> = {},
+): Promise<MappingMetrics> {
   const log = new InMemoryLog({ topics: { [TOPIC]: 2 } });
   await log.produce(
     [0, 1].flatMap((partition) =>
-      Array.from({ length: 5 }, () => ({ topic: TOPIC, partition, key: null, value: Buffer.from('x') })),
+      Array.from({ length: 5 }, (_, offset) => ({
+        topic: TOPIC,
+        partition,
+        key: null,
+        value: Buffer.from(JSON.stringify({ even: offset % 2 === 0 })),
+      })),
     ),
   );
   const metrics = new MappingMetrics();
@@ -20,8 +29,9 @@ async function run(handler: KafkaHandler, maxRetryAttempts = -1): Promise<Mappin
     source: metrics.source(log.consumer('group')),
     function: metrics.function(new InProcessFunction(handler)),
     destination: metrics.destination(new InMemoryDestination()),
-    settings: { batchingWindowMs: 0, batchSize: 5, maxRetryAttempts },
+    settings: { batchingWindowMs: 0, batchSize: 5, ...settings },
   });
+  metrics.countFrom('FilteredOutEventCount', () => mapping.stats.filteredOutRecords);
   await mapping.start();
   try {
     await mapping.waitUntilCaughtUp(10_000);
@@ -57,14 +67,25 @@ describe('MappingMetrics', () => {
   });
 
   it('counts function errors with their records, and records given up as delivered to the destination', async () => {
-    const metrics = await run(async (event) => {
-      if (event.records[`${TOPIC}-1`]) throw new Error('boom');
-      return {};
-    }, 1);
+    const metrics = await run(
+      async (event) => {
+        if (event.records[`${TOPIC}-1`]) throw new Error('boom');
+        return {};
+      },
+      { maxRetryAttempts: 1 },
+    );
 
     expect(total(metrics, 'FailedInvokeEventCount')).toBe(10);
     expect(total(metrics, 'Errors')).toBe(2);
     expect(total(metrics, 'OnFailureDestinationDeliveredEventCount')).toBe(5);
+    expect(total(metrics, 'CommittedEventCount')).toBe(10);
+  });
+
+  it("counts the records the mapping's filters keep from the function", async () => {
+    const metrics = await run(async () => ({}), { filters: [{ value: { even: [true] } }] });
+
+    expect(total(metrics, 'FilteredOutEventCount')).toBe(4);
+    expect(total(metrics, 'InvokedEventCount')).toBe(6);
     expect(total(metrics, 'CommittedEventCount')).toBe(10);
   });
 
