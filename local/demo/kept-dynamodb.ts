@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { ORDER_CONSUMER_ENTRY } from '../../lib/bundling.js';
 import { localDynamoDbClient } from '../dynamodb-local/client.js';
 import { ensureDynamoDbLocalJar } from '../dynamodb-local/jar.js';
 import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
@@ -14,8 +15,10 @@ import {
   dynamoDbLocalEnvironment,
   freePort,
 } from '../dynamodb-local/server.js';
+import type { OrderValueFormat } from '../orders/order-avro.js';
 import { displayPath } from '../project-paths.js';
 import type { KeptInvokeApi } from './kept-invoke-api.js';
+import { ORDERS_FUNCTION_ENTRY } from './orders-function-bundle.js';
 
 export interface KeptDynamoDbLocal {
   readonly endpoint: string;
@@ -73,7 +76,13 @@ export function keptLines(
   tables: { inbox: string; app: string },
   invokeApi: KeptInvokeApi,
   functionName: string,
+  format: OrderValueFormat,
 ): string[] {
+  // The handler the run's bundle was built from: the sample's (JSON only), or the harness's for Avro.
+  const handler =
+    format === 'json'
+      ? `APP_TABLE_NAME=${tables.app} npx msk-inbox quarantine replay --all --handler ${displayPath(ORDER_CONSUMER_ENTRY)}`
+      : `APP_TABLE_NAME=${tables.app} VALUE_FORMAT=${format} npx msk-inbox quarantine replay --all --handler ${displayPath(ORDERS_FUNCTION_ENTRY)}`;
   const target = `--endpoint ${kept.endpoint} --consumer ${consumer} --table ${tables.inbox}`;
   const throughLambda = `--endpoint ${kept.endpoint} --lambda-endpoint ${invokeApi.endpoint} --function ${functionName} --consumer ${consumer} --table ${tables.inbox}`;
   return [
@@ -83,7 +92,7 @@ export function keptLines(
     `and the demo's function ${functionName}, through Lambda's Invoke API at ${invokeApi.endpoint} (pid ${invokeApi.pid}; log ${displayPath(invokeApi.logPath)}):`,
     `  its quarantined records:  npx msk-inbox quarantine list ${target}`,
     `  replay them:              npx msk-inbox quarantine replay --all ${throughLambda}`,
-    `  or in this process:       APP_TABLE_NAME=${tables.app} npx msk-inbox quarantine replay --all --handler lambdas/order-consumer/handler.ts ${target}`,
+    `  or in this process:       ${handler} ${target}`,
     `  stop them:                kill ${kept.pid} ${invokeApi.pid}`,
   ];
 }

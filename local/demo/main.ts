@@ -67,7 +67,16 @@ runCli({
         dynamoDbEndpoint: kept.endpoint,
         timeoutMs: parsed.options.functionTimeoutMs,
       });
-      console.log(keptLines(kept, DEMO_CONSUMER_NAME, tables, keptInvokeApi, DEMO_CONSUMER_NAME).join('\n'));
+      console.log(
+        keptLines(
+          kept,
+          DEMO_CONSUMER_NAME,
+          tables,
+          keptInvokeApi,
+          DEMO_CONSUMER_NAME,
+          parsed.options.format,
+        ).join('\n'),
+      );
       process.off('exit', stopKept);
     }
     return result.verification.ok ? 0 : 1;
