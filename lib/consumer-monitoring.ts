@@ -179,7 +179,7 @@ export class ConsumerMonitoring extends Construct {
         period: PERIOD,
         label: 'Records dropped or sent to the failure bucket',
       }).createAlarm(this, 'RecordsDropped', {
-        alarmDescription: `Records exhausted their retries or passed maxRecordAge: they were NOT applied; the failure bucket holds each batch whole. ${recordsDroppedRunbook(consumer)}`,
+        alarmDescription: `Records exhausted their retries or passed maxRecordAge: they were NOT applied. ${recordsDroppedRunbook(consumer)}`,
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

@@ -9,6 +9,7 @@ import { METRICS_NAMESPACE } from '../lambdas/core/metric-names.js';
 import { settingsEnvironment } from '../lambdas/core/settings.js';
 import { HANDLER_BUNDLE } from './bundling.js';
 import { mappingOptions } from './event-source-options.js';
+import type { FailureDestination } from './failure-destination.js';
 import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import {
@@ -56,12 +57,19 @@ export class KafkaConsumer extends Construct {
   public readonly consumerName: string;
   /** The inbox the consumer dedups with. */
   public readonly inboxTable: InboxTable;
+  /** The topic it consumes. */
+  public readonly topic: string;
   public readonly function: nodejs.NodejsFunction;
   public readonly role: iam.Role;
   public readonly logGroup: logs.LogGroup;
   public readonly eventSourceMapping: lambda.EventSourceMapping;
-  /** Failed batches, whole (metadata and records), as Lambda writes them. */
-  public readonly failureBucket: s3.Bucket;
+  /**
+   * Failed batches, whole (metadata and records), as Lambda writes them; only with the S3 destination
+   * (the default).
+   */
+  public readonly failureBucket: s3.Bucket | undefined;
+  /** Where the mapping sends the records it gives up on. */
+  public readonly failureDestination: FailureDestination;
   public readonly timeout: Duration;
 
   public constructor(scope: Construct, id: string, props: KafkaConsumerProps) {
@@ -70,6 +78,7 @@ export class KafkaConsumer extends Construct {
     throwIfProblems(`KafkaConsumer ${this.node.path} props are invalid`, validate(props, settings));
     this.consumerName = props.consumerName;
     this.inboxTable = props.inboxTable;
+    this.topic = props.topic;
     this.timeout = settings.timeout;
     const logLevel = props.logLevel ?? 'INFO';
 
@@ -127,26 +136,34 @@ export class KafkaConsumer extends Construct {
 
     props.inboxTable.grantConsumerAccess(this.role);
 
-    this.failureBucket = new s3.Bucket(this, 'FailedBatches', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      versioned: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-      lifecycleRules: [
-        {
-          id: 'expire-failed-batches',
-          expiration: props.failureRetention ?? Duration.days(90),
-          noncurrentVersionExpiration: Duration.days(1),
-          abortIncompleteMultipartUploadAfter: Duration.days(1),
-        },
-      ],
-    });
+    this.failureDestination = props.onFailure ?? { kind: 's3' };
+    // The bucket exists only for the S3 destination (the default): with another one it would stay empty.
+    this.failureBucket =
+      this.failureDestination.kind === 's3'
+        ? new s3.Bucket(this, 'FailedBatches', {
+            encryption: s3.BucketEncryption.S3_MANAGED,
+            blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+            enforceSSL: true,
+            objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            versioned: true,
+            removalPolicy: RemovalPolicy.RETAIN,
+            lifecycleRules: [
+              {
+                id: 'expire-failed-batches',
+                expiration: props.failureRetention ?? Duration.days(90),
+                noncurrentVersionExpiration: Duration.days(1),
+                abortIncompleteMultipartUploadAfter: Duration.days(1),
+              },
+            ],
+          })
+        : undefined;
     // Before the source's grants, so the failure bucket's statements keep their place in the policy.
-    const options = mappingOptions(props, this.role, props.source, props.consumerGroupId, () =>
-      this.bindFailureBucket(),
-    );
+    const failureBucket = this.failureBucket;
+    const options = mappingOptions(props, this.role, props.source, props.consumerGroupId, () => {
+      // Asked for only when the destination is S3, which is when the bucket exists.
+      if (failureBucket === undefined) throw new Error('the S3 failure destination has no bucket');
+      return this.bindFailureBucket(failureBucket);
+    });
     grantSourceAccess(this.role, props.source, props.topic, props.consumerGroupId);
 
     this.eventSourceMapping = new lambda.EventSourceMapping(this, 'Mapping', {
@@ -196,17 +213,17 @@ export class KafkaConsumer extends Construct {
    * offsets. Not CDK's S3OnFailureDestination: it grants read-write on the bucket.
    * https://docs.aws.amazon.com/lambda/latest/dg/kafka-on-failure.html
    */
-  private bindFailureBucket(): lambda.IEventSourceDlq {
+  private bindFailureBucket(bucket: s3.Bucket): lambda.IEventSourceDlq {
     this.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['s3:PutObject'],
-        resources: [this.failureBucket.arnForObjects('*')],
+        resources: [bucket.arnForObjects('*')],
       }),
     );
     this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.failureBucket.bucketArn] }),
+      new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
     );
-    return { bind: () => ({ destination: this.failureBucket.bucketArn }) };
+    return { bind: () => ({ destination: bucket.bucketArn }) };
   }
 
   /** The `EventSourceMappingUUID` dimension of the mapping's metrics. */
@@ -222,10 +239,9 @@ export class KafkaConsumer extends Construct {
         "Lambda's Kafka pollers create and describe ENIs in the brokers' VPC; the EC2 Describe* actions support no resource-level permissions (https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html).";
       Validations.of(policy).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason });
     }
-    if (policy && (props.onFailure ?? { kind: 's3' }).kind === 's3') {
-      const bucketId = Stack.of(this).resolve(
-        (this.failureBucket.node.defaultChild as s3.CfnBucket).logicalId,
-      );
+    const bucket = this.failureBucket;
+    if (policy && bucket !== undefined) {
+      const bucketId = Stack.of(this).resolve((bucket.node.defaultChild as s3.CfnBucket).logicalId);
       Validations.of(policy).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
         reason:
@@ -240,11 +256,13 @@ export class KafkaConsumer extends Construct {
           "Lambda's pollers look up each record's schema version by the id in the record: glue:GetSchemaVersion on the registry's schemas, none known at deploy time (https://docs.aws.amazon.com/lambda/latest/dg/services-consume-kafka-events.html).",
       });
     }
-    Validations.of(this.failureBucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'Only Lambda writes here (failed batches); a server access log bucket would itself need one. Use CloudTrail S3 data events to audit reads.',
-    });
+    if (bucket !== undefined) {
+      Validations.of(bucket).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason:
+          'Only Lambda writes here (failed batches); a server access log bucket would itself need one. Use CloudTrail S3 data events to audit reads.',
+      });
+    }
     const fn = this.function.node.defaultChild as lambda.CfnFunction;
     Validations.of(fn).acknowledge({
       id: 'AwsSolutions-L1',

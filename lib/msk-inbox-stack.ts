@@ -79,7 +79,9 @@ export class MskInboxStack extends Stack {
     new CfnOutput(this, 'OrdersTableName', { value: this.ordersTable.tableName });
     new CfnOutput(this, 'FunctionName', { value: this.consumer.function.functionName });
     new CfnOutput(this, 'ConsumerName', { value: this.consumer.consumerName });
-    new CfnOutput(this, 'FailedBatchesBucket', { value: this.consumer.failureBucket.bucketName });
+    if (this.consumer.failureBucket !== undefined) {
+      new CfnOutput(this, 'FailedBatchesBucket', { value: this.consumer.failureBucket.bucketName });
+    }
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'OperatorPolicyArn', { value: this.operatorPolicy.policy.managedPolicyArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });

@@ -20,11 +20,31 @@ export function quarantinedRunbook(consumer: KafkaConsumer): string {
   ].join(' ');
 }
 
+/**
+ * Where the given-up records are and how to get them applied: the tool reads the S3 destination's
+ * objects (the whole batch); the other destinations hold the records themselves (a Kafka topic) or
+ * only their offsets (SQS, SNS), docs/deploy.md#event-source-options.
+ */
 export function recordsDroppedRunbook(consumer: KafkaConsumer): string {
-  const flags = targetFlags(consumer);
-  const bucket = consumer.failureBucket.bucketName;
-  return [
-    `First: npx msk-inbox failed-batches list --bucket ${bucket} ${flags}.`,
-    `Fix the cause, then: npx msk-inbox failed-batches replay --all --bucket ${bucket} --function ${consumer.function.functionName} ${flags} (records already applied come back as duplicates).`,
-  ].join(' ');
+  const destination = consumer.failureDestination;
+  const bucket = consumer.failureBucket;
+  if (bucket !== undefined) {
+    const flags = `--bucket ${bucket.bucketName} ${targetFlags(consumer)}`;
+    return [
+      'The failure bucket holds each batch whole.',
+      `First: npx msk-inbox failed-batches list ${flags}.`,
+      `Fix the cause, then: npx msk-inbox failed-batches replay --all --function ${consumer.function.functionName} ${flags} (records already applied come back as duplicates).`,
+    ].join(' ');
+  }
+  const produceBack = `once the cause is fixed, produce them to ${consumer.topic} again: the inbox makes records already applied duplicates.`;
+  switch (destination.kind) {
+    case 'kafka-topic':
+      return `First: read the failed records from the topic ${destination.topic} of the same cluster; ${produceBack}`;
+    case 'sqs':
+      return `First: the queue ${destination.queue.queueName} has each failed batch's partitions and offset ranges (not the records): read those records from ${consumer.topic}; ${produceBack}`;
+    case 'sns':
+      return `First: the notifications on ${destination.topic.topicName} have each failed batch's partitions and offset ranges (not the records): read those records from ${consumer.topic}; ${produceBack}`;
+    default:
+      return `First: open the failure destination; ${produceBack}`;
+  }
 }

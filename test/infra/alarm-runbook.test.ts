@@ -1,13 +1,25 @@
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UserError } from '../../lib/cli/user-error.js';
+import { ConsumerMonitoring } from '../../lib/consumer-monitoring.js';
+import { InboxTable } from '../../lib/inbox-table.js';
+import { KafkaConsumer } from '../../lib/kafka-consumer.js';
 import { MskInboxStack } from '../../lib/msk-inbox-stack.js';
 import type { OperatorIo } from '../../lib/operator/commands/operator-io.js';
 import { runOperator } from '../../lib/operator/operator-main.js';
+import { OperatorPolicy } from '../../lib/operator-policy.js';
 import { EXAMPLE_CLUSTER_ARN, FIXTURE_ENTRY, type Resource } from './support.js';
 
-/** The description as CloudWatch shows it, with each reference as `<LogicalId>` or `<pseudo parameter>`. */
+type Reference = { Ref: string } | { 'Fn::GetAtt': [string, string] };
+
+/** The logical id (or pseudo parameter) a reference names. */
+function referenced(part: Reference): string {
+  return 'Ref' in part ? part.Ref : part['Fn::GetAtt'][0];
+}
+
+/** The description as CloudWatch shows it, with each reference as `<logicalid>-value` or `<pseudo parameter>-value`. */
 function rendered(description: unknown): string {
   if (typeof description === 'string') return description;
   const [separator, parts] = (description as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
@@ -15,7 +27,7 @@ function rendered(description: unknown): string {
     .map((part) =>
       typeof part === 'string'
         ? part
-        : `${String((part as { Ref: string }).Ref).replace('AWS::', '')}-value`.toLowerCase(),
+        : `${referenced(part as Reference).replace('AWS::', '')}-value`.toLowerCase(),
     )
     .join(separator);
 }
@@ -66,5 +78,38 @@ describe("the alarms' runbook commands", () => {
       );
       expect(outcome, `msk-inbox ${argv.join(' ')}`).toBe(0);
     }
+  });
+});
+
+describe('a consumer whose failed records go to SQS', () => {
+  it("has no failure bucket, and neither the alarm nor the operators' policy points at one", () => {
+    const app = new App({ builtinCloudFormationValidation: false });
+    const stack = new Stack(app, 'QueueDestination');
+    const inbox = new InboxTable(stack, 'Inbox');
+    const consumer = new KafkaConsumer(stack, 'Orders', {
+      consumerName: 'order-consumer',
+      source: { kind: 'msk', clusterArn: EXAMPLE_CLUSTER_ARN },
+      topic: 'orders',
+      consumerGroupId: 'order-consumer',
+      inboxTable: inbox,
+      entry: FIXTURE_ENTRY,
+      onFailure: { kind: 'sqs', queue: new sqs.Queue(stack, 'Failed', { enforceSSL: true }) },
+    });
+    new ConsumerMonitoring(stack, 'Monitoring', { consumer, tables: { inbox: inbox.table } });
+    new OperatorPolicy(stack, 'Operators', { consumer, inboxTable: inbox });
+    const template = Template.fromStack(stack);
+
+    expect(consumer.failureBucket).toBeUndefined();
+    template.resourceCountIs('AWS::S3::Bucket', 0);
+    const dropped = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[])
+      .map((alarm) => rendered(alarm.Properties.AlarmDescription))
+      .find((text) => text.startsWith('Records exhausted their retries'));
+    expect(dropped).toMatch(
+      /the queue failed\w*-value has each failed batch's partitions and offset ranges \(not the records\): read those records from orders; once the cause is fixed, produce them to orders again/,
+    );
+    expect(dropped).not.toContain('msk-inbox');
+    const policy = JSON.stringify(template.findResources('AWS::IAM::ManagedPolicy'));
+    expect(policy).toContain('dynamodb:Query');
+    expect(policy).not.toContain('s3:');
   });
 });

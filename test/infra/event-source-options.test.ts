@@ -11,6 +11,7 @@ import {
   acknowledgements,
   allFindings,
   allowedPairs,
+  defined,
   EXAMPLE_CLUSTER_ARN,
   EXAMPLE_SECRET_ARN,
   FIXTURE_ENTRY,
@@ -219,7 +220,11 @@ describe('KafkaConsumer event source options, one at a time', () => {
     const { template, consumer } = build(() => ({}));
     const mapping = onlyResource(template, 'AWS::Lambda::EventSourceMapping').Properties;
     expect(mapping.DestinationConfig).toEqual({
-      OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(consumer.failureBucket), 'Arn'] } },
+      OnFailure: {
+        Destination: {
+          'Fn::GetAtt': [logicalId(defined(consumer.failureBucket, 'the failure bucket')), 'Arn'],
+        },
+      },
     });
     expect(mapping.FilterCriteria).toBeUndefined();
     expect(mapping.ProvisionedPollerConfig).toEqual({ MinimumPollers: 1, MaximumPollers: 2 });

@@ -11,6 +11,7 @@ import { InboxTable } from '../../lib/inbox-table.js';
 import { ESM_NETWORK_ACTIONS, KafkaConsumer, type KafkaConsumerProps } from '../../lib/kafka-consumer.js';
 import {
   allowedPairs,
+  defined,
   EXAMPLE_CLUSTER_ARN,
   EXAMPLE_SECRET_ARN,
   FIXTURE_ENTRY,
@@ -58,7 +59,7 @@ function build(overrides: Partial<KafkaConsumerProps> = {}): Built {
     ids: {
       inbox: id(inbox.table),
       orders: id(orders),
-      bucket: id(consumer.failureBucket),
+      bucket: id(defined(consumer.failureBucket, 'the failure bucket')),
       logs: id(consumer.logGroup),
       role: id(consumer.role),
       fn: id(consumer.function),

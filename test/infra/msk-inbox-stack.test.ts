@@ -10,6 +10,7 @@ import { MskInboxStack } from '../../lib/msk-inbox-stack.js';
 import {
   acknowledgements,
   allFindings,
+  defined,
   EXAMPLE_CLUSTER_ARN,
   EXAMPLE_SECRET_ARN,
   FIXTURE_ENTRY,
@@ -100,7 +101,7 @@ describe('MskInboxStack (sample order consumer)', () => {
   });
 
   it("gives operators a managed policy for msk-inbox: this consumer's rows, its function, bucket and stack", () => {
-    const bucketId = logicalId(stack.consumer.failureBucket);
+    const bucketId = logicalId(defined(stack.consumer.failureBucket, 'the failure bucket'));
     const tableArn = { 'Fn::GetAtt': [logicalId(stack.inbox.table), 'Arn'] };
     const policy = onlyResource(template, 'AWS::IAM::ManagedPolicy');
     const statements = (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })

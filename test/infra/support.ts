@@ -157,3 +157,9 @@ export function dashboardMetrics(template: Template): Set<string> {
   }
   return names;
 }
+
+/** A value the construct should have made here (the failure bucket, say): fails the test when it is missing. */
+export function defined<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`expected ${what}, found none`);
+  return value;
+}
