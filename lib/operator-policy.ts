@@ -41,8 +41,8 @@ export interface OperatorPolicyProps {
 
 /**
  * A managed policy for the operators' role: what `msk-inbox` needs for one consumer, nothing else. Rows
- * are limited to the consumer's own (`dynamodb:LeadingKeys`), so operators of one consumer of a shared
- * inbox table cannot touch another's. `quarantine replay --handler` runs the consumer's code with the
+ * and the quarantine index are limited to the consumer's own (`dynamodb:LeadingKeys`), so operators of
+ * one consumer of a shared inbox table can neither read nor change another's. `quarantine replay --handler` runs the consumer's code with the
  * operator's credentials, and so needs the consumer's own permissions besides (docs/operate.md#permissions).
  */
 export class OperatorPolicy extends Construct {
@@ -53,10 +53,15 @@ export class OperatorPolicy extends Construct {
     const { consumer, inboxTable } = props;
     const table = inboxTable.table;
     const statements = [
+      // The index projects whole rows (raw records): a Query is limited to this consumer's partition of it,
+      // the index's partition key being the consumer's name (docs/aws-facts.md#iam-leading-keys).
       new iam.PolicyStatement({
         sid: 'ListQuarantine',
         actions: [...OPERATOR_ACTIONS.listQuarantine],
         resources: [`${table.tableArn}/index/${QUARANTINE_INDEX.name}`],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [consumer.consumerName] },
+        },
       }),
       new iam.PolicyStatement({
         sid: 'ConsumerRows',

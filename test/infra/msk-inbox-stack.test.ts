@@ -111,6 +111,7 @@ describe('MskInboxStack (sample order consumer)', () => {
         Effect: 'Allow',
         Action: 'dynamodb:Query',
         Resource: { 'Fn::Join': ['', [tableArn, '/index/quarantine']] },
+        Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['order-consumer'] } },
       },
       ConsumerRows: {
         Effect: 'Allow',
