@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../../lib/cli/user-error.js';
+import { sampleDashboard } from '../dashboard/dashboard-cache.js';
 import { type LocalDashboard, writeLocalDashboard } from '../dashboard/local-dashboard.js';
-import { synthesizeSampleDashboard } from '../dashboard/sample-dashboard.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb-local/client.js';
 import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';
 import { answers } from '../dynamodb-local/server.js';
@@ -122,8 +122,11 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     `at the same time: ${database}, building the function bundle (the esbuild settings CDK deploys), ${logStep}...`,
   );
   const setupStarted = Date.now();
-  // Synthesized while setup waits on other processes (DynamoDB Local, the broker, esbuild).
-  const dashboardSynthesis = synthesizeSampleDashboard(DEMO_CONSUMER_NAME);
+  // Synthesized (when its sources changed) while setup runs, on a thread of its own.
+  const dashboardSynthesis = sampleDashboard(
+    DEMO_CONSUMER_NAME,
+    join(workDirectory, 'dashboard', 'sample-dashboard.json'),
+  );
   dashboardSynthesis.catch(() => undefined);
   const setup = await startDemoSetup({
     dynamoDbEndpoint: options.dynamoDbEndpoint,
