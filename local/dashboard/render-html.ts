@@ -66,7 +66,7 @@ ${page.widgets.map((widget, index) => renderWidget(widget, index)).join('\n')}
 }
 
 /** One line: which alarms would have fired, and when. */
-export function firedLine(alarms: readonly AlarmEvaluation[]): string {
+function firedLine(alarms: readonly AlarmEvaluation[]): string {
   const fired = alarms.flatMap((a) =>
     a.kind === 'evaluated' && a.firedAtMs !== undefined
       ? [`${a.alarm.name} at +${seconds(a.firedAtMs)}`]

@@ -1,7 +1,7 @@
 /**
  * What each widget of the dashboard shows for a local run: its series in per-second buckets (the widget's
- * statistic over each second), or that nothing local stands for its metrics. Counts (Sum) are 0 in a second
- * nothing was counted; other statistics have no datapoint there, as in CloudWatch.
+ * statistic over each second), or that nothing local stands for its metrics. Counts (Sum) of a metric that
+ * was published are 0 in a second nothing was counted; other statistics have no datapoint there.
  */
 import type { AlarmEvaluation, RunSpan } from './alarm-evaluation.js';
 import type { DashboardWidget, WidgetPlacement, WidgetSeries } from './dashboard-body.js';
@@ -69,9 +69,9 @@ export function widgetData(
     for (const series of widget.series) {
       if (series.kind !== 'metric') continue;
       const samples = lookup(series);
-      const values =
-        samples &&
-        aggregate(samples, series.stat, seconds).map((v) => (series.stat === 'Sum' ? (v ?? 0) : v));
+      // A metric never published stays empty, as in CloudWatch (a wrong dimension shows so here too).
+      const fill = series.stat === 'Sum' && samples !== undefined && samples.length > 0;
+      const values = samples && aggregate(samples, series.stat, seconds).map((v) => (fill ? (v ?? 0) : v));
       metricValues.set(series, values);
       if (series.id !== undefined && values !== undefined) byId[series.id] = values;
     }

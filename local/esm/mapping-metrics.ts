@@ -12,6 +12,7 @@
  * and Lambda's throttles.
  */
 import type { ESM_EVENT_COUNT_METRICS, ESM_KAFKA_METRICS } from '../../lib/monitoring/consumer-metrics.js';
+import type { Sample } from '../dashboard/statistics.js';
 import type { InvocationRequest, LambdaFunction } from './lambda-function.js';
 import type { OnFailureDestination } from './on-failure-destination.js';
 import { type PartitionProgress, type RecordSource, topicPartitionKey } from './record-source.js';
@@ -39,13 +40,8 @@ export const RECORDED_MAPPING_METRICS = [
 
 export type RecordedMappingMetric = (typeof RECORDED_MAPPING_METRICS)[number];
 
-export interface MetricSample {
-  readonly timeMs: number;
-  readonly value: number;
-}
-
 export class MappingMetrics {
-  readonly #samples = new Map<RecordedMappingMetric, MetricSample[]>();
+  readonly #samples = new Map<RecordedMappingMetric, Sample[]>();
   readonly #now: () => number;
   /** Per partition key, where committed records are counted from: the first polled, then the last commit. */
   readonly #countedFrom = new Map<string, number>();
@@ -58,7 +54,7 @@ export class MappingMetrics {
   }
 
   /** The samples of a metric; undefined when the emulator has no counterpart of it. */
-  samples(name: string): readonly MetricSample[] | undefined {
+  samples(name: string): readonly Sample[] | undefined {
     if (!(RECORDED_MAPPING_METRICS as readonly string[]).includes(name)) return undefined;
     return this.#samples.get(name as RecordedMappingMetric) ?? [];
   }
