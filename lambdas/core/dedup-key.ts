@@ -29,11 +29,16 @@ export type DedupKeyResult =
   | { readonly ok: true; readonly key: string; readonly from: 'header' | 'field' | 'coordinates' }
   | {
       readonly ok: false;
-      readonly reason: 'missing-event-id' | 'invalid-event-id';
+      /** `invalid-event` or `undecodable`: no header, and the value format could not read the value. */
+      readonly reason: 'missing-event-id' | 'invalid-event-id' | 'invalid-event' | 'undecodable';
       readonly message: string;
     };
 
-/** Header first, then the value's field, then (opt-in) the record's coordinates. */
+/**
+ * Header first, then the value's field, then (opt-in) the record's coordinates. With none of them and a
+ * value its format cannot read, the value's own failure is the reason: the most specific one, and the
+ * same the record gets with a header (docs/design.md#value-formats).
+ */
 export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): DedupKeyResult {
   const header = record.header(policy.header);
   if (header !== undefined && header.length > 0) {
@@ -68,6 +73,8 @@ export function deriveDedupKey(record: DecodedRecord, policy: DedupKeyPolicy): D
     // The same bounded, collision-free form a quarantine row's key takes.
     return { ok: true, key: `kafka:${quarantineKeyOf(record)}`, from: 'coordinates' };
   }
+  // Its message names the kind of failure, never the bytes (value-format.ts#ParsedValue).
+  if (!parsed.ok) return { ok: false, reason: parsed.reason, message: parsed.error };
   return {
     ok: false,
     reason: 'missing-event-id',

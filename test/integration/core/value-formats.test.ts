@@ -71,7 +71,11 @@ const order = (n: number, accountId: string, amount: number): Order => ({
   amount,
 });
 
-/** Five records: by header, by the decoded field, garbage bytes, a schema refusal, another schema's bytes. */
+/**
+ * Seven records: by header, by the decoded field, garbage bytes, a schema refusal, another schema's bytes;
+ * then garbage and another schema's bytes without a header, quarantined with the value's reason all the
+ * same (not missing-event-id: docs/design.md#value-formats).
+ */
 function batch(
   accountId: string,
   encode: (order: Order & { type: string }) => Uint8Array,
@@ -93,6 +97,8 @@ function batch(
     },
     { offset: 4, key: accountId, headers: { event_id: refused.event_id ?? '' }, value: placed(refused) },
     { offset: 5, key: accountId, headers: { event_id: `evt-${accountId}-5` }, value: otherSchema },
+    { offset: 6, key: accountId, value: Buffer.from('garbage') },
+    { offset: 7, key: accountId, value: otherSchema },
   ];
   return {
     event: kafkaEvent(specs.map((spec) => ({ ...spec, topic: `orders-${accountId}` }))),
@@ -106,6 +112,8 @@ const EXPECTED_FIRST = [
   '3 quarantined undecodable',
   '4 quarantined invalid-event',
   '5 quarantined undecodable',
+  '6 quarantined undecodable',
+  '7 quarantined undecodable',
 ];
 
 async function expectAppliedOnceAndQuarantined(
@@ -138,6 +146,14 @@ async function expectAppliedOnceAndQuarantined(
     quarantineRowKey(consumerName, `orders-${accountId}-0@4`),
   );
   expect(refused).toMatchObject({ reason: 'invalid-event', error: 'invalid at amount' });
+  const headerless = await tables.get(
+    tables.inboxTableName,
+    quarantineRowKey(consumerName, `orders-${accountId}-0@6`),
+  );
+  expect(headerless).toMatchObject({ status: 'QUARANTINED', reason: 'undecodable' });
+  expect(headerless?.error).toMatch(/bad magic byte 0x67/);
+  expect(first.details[5]).toMatch(/^bad magic byte 0x67/);
+  expect(first.details[6]).toBe(first.details[4]);
   return first;
 }
 

@@ -23,7 +23,8 @@ describe('order consumer handler through middy', () => {
     expect(response).toEqual({ batchItemFailures: [] });
     expect(consumer.lastOutcomes().map((o) => [o.coordinates, o.status, o.reason])).toEqual([
       ['order-events-0@15', 'processed', undefined],
-      ['order-events-0@16', 'quarantined', 'missing-event-id'],
+      // A null value without a header: the value's reason (docs/design.md#value-formats).
+      ['order-events-0@16', 'quarantined', 'invalid-event'],
       ['order-events-1@3', 'skipped', 'other-event-type'],
     ]);
     expect(await tables.get(tables.appTableName, 'account#acct-7')).toMatchObject({ balance: -1250 });

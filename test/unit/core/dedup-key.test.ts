@@ -34,9 +34,21 @@ describe('deriveDedupKey', () => {
   });
 
   it('says missing-event-id when neither header nor field is there and no fallback is set', () => {
-    expect(keyOf({ value: 'not json' })).toMatchObject({ ok: false, reason: 'missing-event-id' });
-    expect(keyOf({ value: null })).toMatchObject({ ok: false, reason: 'missing-event-id' });
     expect(keyOf({ value: { event_id: '' } })).toMatchObject({ ok: false, reason: 'missing-event-id' });
+    expect(keyOf({ value: [1, 2] })).toMatchObject({ ok: false, reason: 'missing-event-id' });
+  });
+
+  it("gives the value's own failure when there is no header and the value cannot be read", () => {
+    // The reason a header would not change: the value's problem, never a missing id.
+    expect(keyOf({ value: 'not json' })).toEqual({
+      ok: false,
+      reason: 'invalid-event',
+      message: 'value is not JSON (an unexpected character)',
+    });
+    expect(keyOf({ value: null })).toEqual({ ok: false, reason: 'invalid-event', message: 'value is null' });
+    // With the coordinates fallback the record has a key; its effect then meets the value's failure.
+    const policy = { ...DEFAULT_DEDUP_KEY_POLICY, fallback: 'coordinates' } as const;
+    expect(keyOf({ value: 'not json' }, policy)).toMatchObject({ ok: true, from: 'coordinates' });
   });
 
   it('says invalid-event-id when the id is not a string, not UTF-8 or too long', () => {
