@@ -27,6 +27,8 @@ export function avroValues(options: AvroValuesOptions): ValueFormat {
   const framing = options.framing ?? 'schema-registry';
   return {
     label: 'Avro',
+    // A record's fields are the decoded value's; another top-level type (a union) has none to check.
+    ...(type instanceof avro.types.RecordType ? { fieldNames: new Set(type.fields.map((f) => f.name)) } : {}),
     parse(value, metadata): ParsedValue {
       const unframed = unframe(value, framing, metadata);
       if (!unframed.ok) return { ok: false, error: unframed.error, reason: 'undecodable' };

@@ -46,6 +46,11 @@ export class EnvReader {
     return settings;
   }
 
+  /** Problems found elsewhere (the value format's fields), named in the same ConfigError. */
+  add(problems: readonly string[]): void {
+    this.#problems.push(...problems);
+  }
+
   /** Throws one ConfigError naming every problem found. */
   done(): void {
     if (this.#problems.length > 0) throw new ConfigError(this.#problems);

@@ -27,7 +27,7 @@ import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
 import { powertoolsTelemetry } from './powertools-telemetry.js';
 import { type HandlerSettings, settingsEnvironment } from './settings.js';
-import { JSON_VALUES, type ValueFormat } from './value-format.js';
+import { JSON_VALUES, type ValueFormat, valueFieldProblems } from './value-format.js';
 
 /** What the effect gets for one record. */
 export interface InboxEffectInput<Event> {
@@ -89,7 +89,8 @@ export type InboxConsumerHandler = (event: unknown, context: Context) => Promise
 export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
   options: InboxConsumerOptions<Schema>,
 ): InboxConsumerHandler {
-  const config = inboxConfigOf(options.settings);
+  const valueFormat = options.valueFormat ?? JSON_VALUES;
+  const config = inboxConfigOf(options.settings, valueFormat);
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? new Logger({ serviceName: config.consumerName });
   const metrics =
@@ -116,7 +117,7 @@ export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined 
       clock,
     }),
     effect: toEngineEffect(options),
-    valueFormat: options.valueFormat ?? JSON_VALUES,
+    valueFormat,
     ...(options.skip ? { skipRecord: options.skip } : {}),
     clock,
     telemetry,
@@ -153,11 +154,23 @@ export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
   };
 }
 
-/** The settings given, or the environment's; one ConfigError naming every problem. */
-function inboxConfigOf(given: Partial<HandlerSettings> | undefined): InboxConfig {
+/**
+ * The settings given, or the environment's; one ConfigError naming every problem, a field the value
+ * format's schema lacks included (value-format.ts#valueFieldProblems).
+ */
+function inboxConfigOf(given: Partial<HandlerSettings> | undefined, valueFormat: ValueFormat): InboxConfig {
   // Settings in code go over the environment's (the KafkaConsumer construct sets those): one reading.
-  const reader = new EnvReader({ ...process.env, ...settingsEnvironment(given ?? {}) });
+  const env = { ...process.env, ...settingsEnvironment(given ?? {}) };
+  const reader = new EnvReader(env);
   const config = readInboxConfig(reader);
+  const { dedupKeyPolicy, ordering } = config;
+  reader.add(
+    valueFieldProblems(valueFormat, {
+      dedupField: { name: dedupKeyPolicy.field, set: Boolean(env.DEDUP_FIELD?.trim()) },
+      keyField:
+        ordering.by === 'key' && ordering.keySource.from === 'field' ? ordering.keySource.field : undefined,
+    }),
+  );
   reader.done();
   return config;
 }

@@ -3,6 +3,13 @@
  * `protobuf.parse(...)` or `Root.lookupType`, or a class protobufjs generated), as Powertools' Kafka
  * utility takes it; the registry's header and message indexes recognised and stripped first
  * (wire-format.ts). A module of its own (docs/design.md#value-formats).
+ *
+ * Field names are the type's: `protobuf.parse` and `load` rename snake_case fields to camelCase
+ * (`event_id` becomes `eventId`) unless given `{ keepCase: true }`, and DEDUP_FIELD and
+ * KEY_SOURCE=field: name fields as decoded. With a reflected `Type`, createInboxConsumer fails at cold
+ * start (ConfigError) on a DEDUP_FIELD the type lacks (the default one only when the type has it under
+ * another spelling) or a KEY_SOURCE field it lacks: otherwise every record without the header would be
+ * quarantined as missing-event-id (value-format.ts#valueFieldProblems).
  */
 import type { IConversionOptions, Message, Reader } from 'protobufjs';
 import { type ParsedValue, plainValue, type ValueFormat } from './value-format.js';
@@ -12,6 +19,8 @@ import { type Framing, stripMessageIndexes, unframe } from './wire-format.js';
 export interface ProtobufMessageType {
   decode(reader: Reader | Uint8Array): Message<object> | object;
   toObject(message: never, options?: IConversionOptions): { [key: string]: unknown };
+  /** A reflected `Type`'s fields by name (the names decoded values have); a generated class has none. */
+  readonly fields?: { readonly [name: string]: unknown };
 }
 
 export interface ProtobufValuesOptions {
@@ -37,11 +46,17 @@ const CONVERSION: IConversionOptions = {
   objects: true,
 };
 
+const KEEP_CASE_HINT =
+  'protobufjs renames snake_case fields to camelCase unless the .proto is parsed with { keepCase: true }';
+
 export function protobufValues(options: ProtobufValuesOptions): ValueFormat {
   const framing = options.framing ?? 'schema-registry';
   const { messageType } = options;
   return {
     label: 'Protobuf',
+    ...(messageType.fields === undefined
+      ? {}
+      : { fieldNames: new Set(Object.keys(messageType.fields)), fieldNameHint: KEEP_CASE_HINT }),
     parse(value, metadata): ParsedValue {
       const unframed = unframe(value, framing, metadata);
       if (!unframed.ok) return { ok: false, error: unframed.error, reason: 'undecodable' };

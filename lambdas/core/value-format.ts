@@ -32,8 +32,52 @@ export type ParsedValue =
 export interface ValueFormat {
   /** How messages name the value: "JSON", "Avro", "Protobuf". */
   readonly label: string;
+  /**
+   * The top-level fields a decoded value has, when the format knows them from its schema (an Avro record,
+   * a reflected Protobuf type): the settings naming a field are checked against them at cold start
+   * (valueFieldProblems). Undefined: any name may be there (JSON).
+   */
+  readonly fieldNames?: ReadonlySet<string>;
+  /** Added to a problem about a field name: how this format comes by its names (protobufjs's camelCase). */
+  readonly fieldNameHint?: string;
   /** Never throws: a value it cannot read is a failure with its reason. */
   parse(value: Buffer | null, metadata: SchemaMetadata | undefined): ParsedValue;
+}
+
+/** The settings that name a field of the value, as the cold start's check takes them. */
+export interface ValueFieldSettings {
+  /** DEDUP_FIELD, and whether it was set rather than left at its default. */
+  readonly dedupField: { readonly name: string; readonly set: boolean };
+  /** KEY_SOURCE=field:<name>, when ordering by key takes a field. */
+  readonly keyField: string | undefined;
+}
+
+/**
+ * The settings' field names a value of the format never has, one problem each for the cold start's
+ * ConfigError: without it every record lacking the header would be quarantined as missing-event-id, or
+ * share one ordering lane. The default DEDUP_FIELD is left alone when the type has nothing like it (its
+ * events may carry the id in the header only), but not when the type has it under another spelling
+ * (`eventId` for `event_id`: protobufjs without keepCase, docs/design.md#value-formats).
+ */
+export function valueFieldProblems(format: ValueFormat, settings: ValueFieldSettings): string[] {
+  const names = format.fieldNames;
+  if (names === undefined) return [];
+  const loose = (name: string) => name.replaceAll('_', '').toLowerCase();
+  const nearOf = (name: string) => [...names].find((known) => loose(known) === loose(name));
+  const problem = (setting: string, name: string) => {
+    const near = nearOf(name);
+    const hint = format.fieldNameHint === undefined ? '' : `; ${format.fieldNameHint}`;
+    return `${setting} "${name}": the ${format.label} value has no such top-level field${near === undefined ? '' : ` (it has "${near}")`}${hint}`;
+  };
+  const problems: string[] = [];
+  const dedup = settings.dedupField;
+  if (!names.has(dedup.name) && (dedup.set || nearOf(dedup.name) !== undefined)) {
+    problems.push(problem('DEDUP_FIELD', dedup.name));
+  }
+  if (settings.keyField !== undefined && !names.has(settings.keyField)) {
+    problems.push(problem('KEY_SOURCE field', settings.keyField));
+  }
+  return problems;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
