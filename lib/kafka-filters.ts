@@ -6,6 +6,9 @@
  * A value that does not fit a filter's form (a field pattern on a plain string, a string rule on a JSON
  * object, bytes that are not UTF-8): Lambda "processes metadata filters only", and Kafka filters have no
  * metadata, so such a filter lets the record through (assumed: docs/aws-facts.md#event-filtering).
+ * A record without value (a tombstone) is the exception: it matches only a pattern asking for a missing
+ * field (`exists: false`), so any other filter drops it and its offset is committed (assumed, and its
+ * consequence, in the same section).
  */
 import { Token } from 'aws-cdk-lib';
 import { compilePattern, isPlainObject, patternProblems } from './filter-pattern.js';

@@ -33,7 +33,18 @@ describe('Kafka filters (on value, as Lambda decodes it)', () => {
 
   it('a record without value (a tombstone) matches only patterns that ask for missing fields', () => {
     expect(compileKafkaFilters([{ value: { type: ['a'] } }])(null)).toBe(false);
+    expect(compileKafkaFilters([{ value: [{ 'anything-but': ['error'] }] }])(null)).toBe(false);
     expect(compileKafkaFilters([{ value: [{ exists: false }] }])(null)).toBe(true);
+  });
+
+  it('delivers tombstones with the field filter docs/aws-facts.md#event-filtering suggests, and no other value it filters', () => {
+    const matches = compileKafkaFilters([
+      { value: { type: ['order.placed'] } },
+      { value: { event_id: [{ exists: false }] } },
+    ]);
+    expect(matches(null)).toBe(true);
+    expect(matches(json({ type: 'order.placed', event_id: 'e1' }))).toBe(true);
+    expect(matches(json({ type: 'order.cancelled', event_id: 'e2' }))).toBe(false);
   });
 });
 
