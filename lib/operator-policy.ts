@@ -16,8 +16,8 @@ export const OPERATOR_ACTIONS = {
   listQuarantine: ['dynamodb:Query'],
   /** show, replay, discard and failed-batch records: the consumer's rows, read consistently, moved and marked. */
   consumerRows: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-  /** `replay --function` and `--stack`: the deployed function. */
-  invoke: ['lambda:InvokeFunction'],
+  /** `replay --function` and `--stack`: the deployed function, and its environment (the consumer's DEDUP_* settings). */
+  invoke: ['lambda:InvokeFunction', 'lambda:GetFunctionConfiguration'],
   /** `failed-batches`: the on-failure bucket's objects. */
   failedBatches: ['s3:ListBucket', 's3:GetObject'],
   /** `--stack`: the stack's outputs. */

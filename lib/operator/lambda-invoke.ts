@@ -5,7 +5,7 @@
  * `--lambda-endpoint` (or the SDK's own AWS_ENDPOINT_URL_LAMBDA) points the client at the local
  * runtime's Invoke API (local/lambda-runtime/invoke-api-server.ts).
  */
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import { UserError } from '../cli/user-error.js';
 import { credentialAdvice } from './aws-errors.js';
@@ -40,26 +40,12 @@ export class FunctionInvocationError extends Error {
  * invoke it) has checked what a person can fix, so no row is touched before that is known.
  */
 export async function lambdaInvoker(target: LambdaTarget): Promise<Invoke> {
-  const region = target.region ?? (target.lambdaEndpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION);
-  const client = new LambdaClient({
-    maxAttempts: 3,
-    ...(region === undefined ? {} : { region }),
-    ...(target.profile === undefined ? {} : { profile: target.profile }),
-    ...(target.lambdaEndpoint === undefined
-      ? {}
-      : { endpoint: target.lambdaEndpoint, credentials: LOCAL_ENDPOINT_CREDENTIALS }),
-  });
-  // For messages only: where the client went (the SDK's own AWS_ENDPOINT_URL_LAMBDA sends it elsewhere too).
-  const where = async () => {
-    const endpoint = target.lambdaEndpoint ?? process.env.AWS_ENDPOINT_URL_LAMBDA;
-    if (endpoint !== undefined) return `at ${endpoint}`;
-    return `in ${(await client.config.region().catch(() => undefined)) ?? 'the default region'}`;
-  };
+  const { client, where } = lambdaClientFor(target);
   const send = async (input: Omit<ConstructorParameters<typeof InvokeCommand>[0], 'FunctionName'>) => {
     try {
       return await client.send(new InvokeCommand({ FunctionName: target.functionName, ...input }));
     } catch (error) {
-      throw lambdaAdvice(target.functionName, await where(), error) ?? error;
+      throw lambdaAdvice(target.functionName, await where(), error, 'lambda:InvokeFunction') ?? error;
     }
   };
   await send({ InvocationType: 'DryRun' });
@@ -78,6 +64,42 @@ export async function lambdaInvoker(target: LambdaTarget): Promise<Invoke> {
     }
     return batchResponseOf(payload);
   };
+}
+
+/**
+ * The function's environment variables as deployed (GetFunctionConfiguration,
+ * https://docs.aws.amazon.com/lambda/latest/api/API_GetFunctionConfiguration.html): the settings its
+ * handler reads, so a replay derives dedup keys and the dedup window as the function does.
+ */
+export async function functionEnvironment(target: LambdaTarget): Promise<Record<string, string>> {
+  const { client, where } = lambdaClientFor(target);
+  try {
+    const configuration = await client.send(
+      new GetFunctionConfigurationCommand({ FunctionName: target.functionName }),
+    );
+    return { ...(configuration.Environment?.Variables ?? {}) };
+  } catch (error) {
+    throw lambdaAdvice(target.functionName, await where(), error, 'lambda:GetFunctionConfiguration') ?? error;
+  }
+}
+
+function lambdaClientFor(target: LambdaTarget): { client: LambdaClient; where: () => Promise<string> } {
+  const region = target.region ?? (target.lambdaEndpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION);
+  const client = new LambdaClient({
+    maxAttempts: 3,
+    ...(region === undefined ? {} : { region }),
+    ...(target.profile === undefined ? {} : { profile: target.profile }),
+    ...(target.lambdaEndpoint === undefined
+      ? {}
+      : { endpoint: target.lambdaEndpoint, credentials: LOCAL_ENDPOINT_CREDENTIALS }),
+  });
+  // For messages only: where the client went (the SDK's own AWS_ENDPOINT_URL_LAMBDA sends it elsewhere too).
+  const where = async () => {
+    const endpoint = target.lambdaEndpoint ?? process.env.AWS_ENDPOINT_URL_LAMBDA;
+    if (endpoint !== undefined) return `at ${endpoint}`;
+    return `in ${(await client.config.region().catch(() => undefined)) ?? 'the default region'}`;
+  };
+  return { client, where };
 }
 
 function parsePayload(payload: Uint8Array | undefined): unknown {
@@ -106,7 +128,12 @@ export function batchResponseOf(payload: unknown): KafkaBatchResponse | undefine
   );
 }
 
-function lambdaAdvice(functionName: string, where: string, error: unknown): UserError | undefined {
+function lambdaAdvice(
+  functionName: string,
+  where: string,
+  error: unknown,
+  action: string,
+): UserError | undefined {
   const name = (error as { name?: string }).name ?? '';
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
@@ -119,7 +146,7 @@ function lambdaAdvice(functionName: string, where: string, error: unknown): User
   }
   if (name === 'AccessDeniedException') {
     return new UserError(
-      `not allowed to invoke ${functionName}: your identity needs lambda:InvokeFunction on it (docs/operate.md#permissions)`,
+      `not allowed to ${action === 'lambda:InvokeFunction' ? 'invoke' : 'read the configuration of'} ${functionName}: your identity needs ${action} on it (docs/operate.md#permissions)`,
       options,
     );
   }

@@ -34,6 +34,8 @@ export type InvocationOutcome =
 
 export interface LambdaFunction {
   describe(): string;
+  /** The function's configured environment variables, as GetFunctionConfiguration gives them. */
+  readonly environment?: Readonly<Record<string, string>>;
   invoke(request: InvocationRequest): Promise<InvocationOutcome>;
   /** Ends every execution environment. */
   close(): Promise<void>;
@@ -45,6 +47,8 @@ export interface FunctionIdentity {
   readonly functionName: string;
   /** @default 1024 */
   readonly memoryLimitInMB?: number;
+  /** The variables the local Invoke API reports as its configuration. @default {} */
+  readonly environment?: Readonly<Record<string, string>>;
   /** @default 'us-east-1' */
   readonly region?: string;
   /** @default '123456789012' */
@@ -104,6 +108,10 @@ export class InProcessFunction implements LambdaFunction {
   constructor(handler: KafkaHandler, identity: FunctionIdentity = { functionName: 'in-process' }) {
     this.#handler = handler;
     this.#identity = identity;
+  }
+
+  get environment(): Readonly<Record<string, string>> {
+    return this.#identity.environment ?? {};
   }
 
   describe(): string {

@@ -16,6 +16,10 @@
  *   `{errorType, errorMessage, trace}` as payload
  *   (https://docs.aws.amazon.com/lambda/latest/dg/nodejs-exceptions.html); the SDK returns it as
  *   `FunctionError` and `Payload`, it does not throw.
+ * - `GET /2015-03-31/functions/{FunctionName}/configuration`
+ *   (https://docs.aws.amazon.com/lambda/latest/api/API_GetFunctionConfiguration.html): the function's
+ *   name, ARN and `Environment.Variables` (what `msk-inbox ... replay --function` reads the consumer's
+ *   DEDUP_* settings from); nothing else of a configuration is modelled.
  * - API errors carry `x-amzn-ErrorType` (the SDK reads the error's name from it first) and a JSON body
  *   with `Type` and the message under the member name the SDK's schema gives it: `Message` for
  *   ResourceNotFoundException, `message` for the others (the SDK accepts both as the error's message).
@@ -48,6 +52,7 @@ export interface InvokeApiServer {
 export const INVOKE_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
 const EXECUTED_VERSION = '$LATEST';
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+const CONFIGURATION_PATH = /^\/2015-03-31\/functions\/([^/]+)\/configuration$/;
 
 export async function startInvokeApiServer(options: InvokeApiOptions): Promise<InvokeApiServer> {
   const server = createServer((request, response) => {
@@ -75,6 +80,10 @@ async function serve(options: InvokeApiOptions, request: IncomingMessage, respon
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
   const path = INVOKE_PATH.exec(url.pathname);
   const body = await readBody(request);
+  const configurationPath = CONFIGURATION_PATH.exec(url.pathname);
+  if (request.method === 'GET' && configurationPath !== null) {
+    return sendConfiguration(options, decodeURIComponent(configurationPath[1] ?? ''), url, response);
+  }
   if (request.method !== 'POST' || path === null) {
     return sendError(
       response,
@@ -144,6 +153,30 @@ async function serve(options: InvokeApiOptions, request: IncomingMessage, respon
   response
     .writeHead(200, { ...headers, 'X-Amz-Function-Error': 'Unhandled' })
     .end(JSON.stringify(errorPayload(outcome, requestId, timeoutMs)));
+}
+
+/** GetFunctionConfiguration's answer: the name, the ARN and the environment variables. */
+function sendConfiguration(
+  options: InvokeApiOptions,
+  requested: string,
+  url: URL,
+  response: ServerResponse,
+): void {
+  const { name, qualifier } = functionNameOf(requested, url.searchParams.get('Qualifier'));
+  const fn = options.functions.get(name);
+  if (fn === undefined || (qualifier !== undefined && qualifier !== EXECUTED_VERSION)) {
+    const message = `Function not found: ${requested}${qualifier === undefined ? '' : `:${qualifier}`}`;
+    sendError(response, 404, 'ResourceNotFoundException', message, 'Message');
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'application/json', 'x-amzn-RequestId': randomUUID() }).end(
+    JSON.stringify({
+      FunctionName: name,
+      FunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${name}`,
+      Version: EXECUTED_VERSION,
+      Environment: { Variables: fn.environment ?? {} },
+    }),
+  );
 }
 
 /** The runtime's error object for an invocation that did not return. */

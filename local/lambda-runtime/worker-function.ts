@@ -54,6 +54,11 @@ export class WorkerFunction implements LambdaFunction {
     this.#options = options;
   }
 
+  /** As configured: the gate that replaces AWS_ENDPOINT_URL_DYNAMODB per environment is not configuration. */
+  get environment(): Readonly<Record<string, string>> {
+    return this.#options.environment;
+  }
+
   describe(): string {
     return `worker bundle ${this.#options.handlerPath}`;
   }

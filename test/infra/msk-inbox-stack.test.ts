@@ -123,7 +123,7 @@ describe('MskInboxStack (sample order consumer)', () => {
       },
       Invoke: {
         Effect: 'Allow',
-        Action: 'lambda:InvokeFunction',
+        Action: ['lambda:GetFunctionConfiguration', 'lambda:InvokeFunction'],
         Resource: { 'Fn::GetAtt': [logicalId(stack.consumer.function), 'Arn'] },
       },
       FailedBatchesList: {

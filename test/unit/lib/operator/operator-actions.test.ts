@@ -22,6 +22,7 @@ const ACTIONS_OF_COMMAND: Readonly<Record<string, readonly string[]>> = {
   DeleteItemCommand: ['dynamodb:DeleteItem'],
   TransactWriteCommand: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   InvokeCommand: ['lambda:InvokeFunction'],
+  GetFunctionConfigurationCommand: ['lambda:GetFunctionConfiguration'],
   ListObjectsV2Command: ['s3:ListBucket'],
   GetObjectCommand: ['s3:GetObject'],
   HeadObjectCommand: ['s3:GetObject'],
