@@ -4,9 +4,10 @@
  * output) or a handler module loaded in this process (`--handler`). Exactly one; flags win over the stack.
  */
 import { UserError } from '../cli/user-error.js';
-import { lambdaInvoker } from './lambda-invoke.js';
+import { type ConsumerSettings, consumerSettingsOf } from './consumer-settings.js';
+import { functionEnvironment, lambdaInvoker } from './lambda-invoke.js';
 import { type Invoke, loadLocalHandler } from './local-handler.js';
-import { type OperatorTarget, stringFlag } from './operator-target.js';
+import { endpointFlag, type OperatorTarget, stringFlag } from './operator-target.js';
 
 export const INVOKER_FLAGS = {
   function: { type: 'string' },
@@ -16,7 +17,8 @@ export const INVOKER_FLAGS = {
 
 export const INVOKER_HELP = `What the records run through (one of them):
   --function NAME  the deployed function (name or ARN), through Lambda's Invoke API: it runs with its own
-                   role and environment; you need only lambda:InvokeFunction on it
+                   role and environment; you need lambda:InvokeFunction on it, and
+                   lambda:GetFunctionConfiguration (its DEDUP_* settings judge the outcomes)
   --stack NAME     the function of the stack's FunctionName output (a --function flag wins)
   --handler FILE   a module exporting the Lambda handler (\`handler\`), run in this process with the
                    function's environment: INBOX_TABLE_NAME, CONSUMER_NAME, and for --endpoint
@@ -24,6 +26,12 @@ export const INVOKER_HELP = `What the records run through (one of them):
   --lambda-endpoint URL
                    the local runtime's Invoke API, e.g. the one \`npm start -- --keep\` prints (with its
                    fixed local key); the SDK's own AWS_ENDPOINT_URL_LAMBDA works too`;
+
+/** The flag that sends records older than the dedup window (docs/operate.md#replay). */
+export const PAST_WINDOW_HELP = `  --past-dedup-window
+                   send records older than the consumer's dedup window (DEDUP_TTL_SECONDS) too: their
+                   dedup rows may have expired, so a record applied before may be APPLIED TWICE (a
+                   second charge); check the effect's own records first`;
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
 
@@ -44,9 +52,7 @@ export async function invokerFrom(values: Values, target: OperatorTarget): Promi
   if (handler !== undefined && functionFlag !== undefined) {
     throw new UserError('--handler or --function, not both: one thing runs the records');
   }
-  if (lambdaEndpoint !== undefined && !/^https?:\/\/[^/]+/.test(lambdaEndpoint)) {
-    throw new UserError(`--lambda-endpoint ${lambdaEndpoint} is not a URL: e.g. http://127.0.0.1:9001`);
-  }
+  endpointFlag('lambda-endpoint', lambdaEndpoint, 'http://127.0.0.1:9001');
   if (handler !== undefined) {
     if (lambdaEndpoint !== undefined) {
       throw new UserError('--lambda-endpoint goes with --function (or --stack), not --handler');
@@ -69,4 +75,29 @@ export async function invokerFrom(values: Values, target: OperatorTarget): Promi
     profile: target.profile,
     lambdaEndpoint,
   });
+}
+
+/**
+ * The consumer's dedup settings a replay judges by, resolved once per command: through `--function` or
+ * `--stack`, the function's own environment (one GetFunctionConfiguration), since its DEDUP_* variables
+ * need not be in this shell; otherwise (`--handler`, which runs with this shell's environment, or nothing
+ * to invoke) this process's environment. Either way unset variables are the handler's defaults.
+ */
+export async function consumerSettingsFor(values: Values, target: OperatorTarget): Promise<ConsumerSettings> {
+  const functionName =
+    stringFlag(values.handler) === undefined
+      ? (stringFlag(values.function) ?? target.stack?.functionName)
+      : undefined;
+  if (functionName === undefined) return consumerSettingsOf(process.env, "this shell's environment");
+  const environment = await functionEnvironment({
+    functionName,
+    region: stringFlag(values.region),
+    profile: target.profile,
+    lambdaEndpoint: endpointFlag(
+      'lambda-endpoint',
+      stringFlag(values['lambda-endpoint']),
+      'http://127.0.0.1:9001',
+    ),
+  });
+  return consumerSettingsOf(environment, `function ${functionName}'s configuration`);
 }

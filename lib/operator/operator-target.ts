@@ -89,10 +89,7 @@ export function operatorTarget(
       `which table? pass --table NAME (or set INBOX_TABLE_NAME)${orStack(STACK_OUTPUT_KEYS.inboxTableName)}`,
     );
   }
-  const endpoint = stringFlag(values.endpoint);
-  if (endpoint !== undefined && !/^https?:\/\/[^/]+/.test(endpoint)) {
-    throw new UserError(`--endpoint ${endpoint} is not a URL: e.g. http://127.0.0.1:8000`);
-  }
+  const endpoint = endpointFlag('endpoint', stringFlag(values.endpoint), 'http://127.0.0.1:8000');
   const region = stringFlag(values.region) ?? (endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION);
   const profile = stringFlag(values.profile);
   const client = new DynamoDBClient({
@@ -110,6 +107,14 @@ export function operatorTarget(
     profile,
     stack,
   };
+}
+
+/** An endpoint flag's value, checked to be an http(s) URL; `example` is what the one-line error suggests. */
+export function endpointFlag(flag: string, value: string | undefined, example: string): string | undefined {
+  if (value !== undefined && !/^https?:\/\/[^/]+/.test(value)) {
+    throw new UserError(`--${flag} ${value} is not a URL: e.g. ${example}`);
+  }
+  return value;
 }
 
 export function stringFlag(value: string | boolean | undefined): string | undefined {

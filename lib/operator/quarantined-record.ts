@@ -4,11 +4,7 @@
  * decoded for a person (key and headers as text, the value as JSON where it is JSON, else base64).
  */
 import { type DecodedRecord, decodeEvent, decodeUtf8 } from '../../lambdas/core/decode-event.js';
-import {
-  DEFAULT_DEDUP_KEY_POLICY,
-  type DedupKeyPolicy,
-  deriveDedupKey,
-} from '../../lambdas/core/dedup-key.js';
+import { type DedupKeyPolicy, deriveDedupKey } from '../../lambdas/core/dedup-key.js';
 import type { KafkaEvent, KafkaEventRecord } from '../../lambdas/core/kafka-event.js';
 
 /** The `record` attribute of a quarantine row. */
@@ -96,15 +92,6 @@ export function storedRecordOf(record: KafkaEventRecord): StoredRecord {
     key: record.key ?? null,
     value: record.value ?? null,
     headers: JSON.stringify(record.headers ?? []),
-  };
-}
-
-/** The consumer's dedup key policy, from the variables the function has (DEDUP_HEADER, ...). */
-export function dedupPolicyFrom(env: Readonly<Record<string, string | undefined>>): DedupKeyPolicy {
-  return {
-    header: env.DEDUP_HEADER || DEFAULT_DEDUP_KEY_POLICY.header,
-    field: env.DEDUP_FIELD || DEFAULT_DEDUP_KEY_POLICY.field,
-    fallback: env.DEDUP_KEY_FALLBACK === 'coordinates' ? 'coordinates' : DEFAULT_DEDUP_KEY_POLICY.fallback,
   };
 }
 

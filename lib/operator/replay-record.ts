@@ -10,12 +10,16 @@
  * - A fresh row under the key (none was there just before the invocation): quarantined again; it stays
  *   in the index with the new reason.
  * - Otherwise the dedup row decides: COMPLETED before the replay means duplicate; COMPLETED only after it
- *   means applied; none means the consumer skipped it. All three leave the index, marked RESOLVED.
+ *   means applied; none means the consumer skipped it. Without a key the tool can derive (a value format
+ *   it does not read), the record is acked, and which of the three is not known. All leave the index,
+ *   marked RESOLVED.
+ * - A record older than the dedup window is not sent without --past-dedup-window (consumer-settings.ts).
  */
 import type { DecodedRecord } from '../../lambdas/core/decode-event.js';
 import type { DedupKeyPolicy } from '../../lambdas/core/dedup-key.js';
 import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
 import type { KafkaEvent } from '../../lambdas/core/kafka-event.js';
+import { type ConsumerSettings, pastDedupWindow, pastDedupWindowDetail } from './consumer-settings.js';
 import type { Invoke } from './local-handler.js';
 import {
   dedupRow,
@@ -34,6 +38,8 @@ export type ReplayOutcome =
   | 'applied'
   | 'duplicate'
   | 'skipped'
+  | 'acked'
+  | 'past-dedup-window'
   | 'quarantined-again'
   | 'failed'
   | 'not-replayable'
@@ -50,13 +56,28 @@ export interface ReplayResult {
 
 export interface ReplayOptions {
   readonly invoke: Invoke;
-  readonly policy: DedupKeyPolicy;
+  readonly settings: ConsumerSettings;
   readonly dryRun: boolean;
+  /** Send records older than the dedup window too (docs/operate.md#replay). */
+  readonly pastDedupWindow: boolean;
   readonly nowMs: () => number;
 }
 
 /** What a replayed record came to, as the inbox shows it after the invocation. */
-export type SentOutcome = 'applied' | 'duplicate' | 'skipped' | 'quarantined' | 'failed';
+export type SentOutcome = 'applied' | 'duplicate' | 'skipped' | 'acked' | 'quarantined' | 'failed';
+
+/** The outcomes the consumer acked and that leave nothing to do: the one list every replay counts by. */
+export const ACKED_OUTCOMES: readonly string[] = [
+  'applied',
+  'duplicate',
+  'skipped',
+  'acked',
+] satisfies SentOutcome[];
+
+/** What a dry run says of a record it would send. */
+export function dryRunDetail(state: DedupState): string {
+  return state.appliedBefore ? 'its key is applied already: it would be a duplicate' : 'would be sent';
+}
 
 export type Judgement =
   | {
@@ -124,7 +145,15 @@ export async function sendAndJudge(
   if (state.appliedBefore) {
     return { outcome: 'duplicate', detail: `already applied (first seen at ${state.firstSeenAt ?? '?'})` };
   }
-  const after = state.dedupKey === undefined ? undefined : await dedupRow(target, state.dedupKey);
+  // No key here (a value format this tool does not decode, a policy it was not told): the consumer acked
+  // it and wrote no quarantine row, which is all that is known.
+  if (state.dedupKey === undefined) {
+    return {
+      outcome: 'acked',
+      detail: 'acked by the consumer: applied, a duplicate or skipped; the tool cannot derive its key here',
+    };
+  }
+  const after = await dedupRow(target, state.dedupKey);
   return after?.[A.status] === INBOX_STATUS.completed
     ? { outcome: 'applied', detail: 'applied' }
     : { outcome: 'skipped', detail: 'acked without an inbox row: the consumer skips it' };
@@ -139,14 +168,17 @@ export async function replayRow(
   const rebuilt = replayEventOf(id, row.record);
   if (!rebuilt.ok)
     return { id, outcome: 'not-replayable', detail: `cannot be sent as it came: ${rebuilt.why}` };
-  const state = await readDedupState(target, rebuilt.record, options.policy);
+  const state = await readDedupState(target, rebuilt.record, options.settings.policy);
   const keyed = state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey };
-  if (options.dryRun) {
-    const detail = state.appliedBefore
-      ? 'its key is applied already: it would be a duplicate'
-      : 'would be sent';
-    return { id, outcome: 'would-replay', detail, ...keyed };
+  // The record was quarantined, so never applied under its coordinates; but a redelivered copy (after
+  // a fix) or a producer's retry under its key may have been, and that dedup row expires: past the
+  // window a replay could apply the event twice (docs/operate.md#replay).
+  const timestampMs = row.record.timestamp ?? 0;
+  if (!options.pastDedupWindow && pastDedupWindow(timestampMs, options.settings, options.nowMs())) {
+    const detail = pastDedupWindowDetail(timestampMs, options.settings);
+    return { id, outcome: 'past-dedup-window', detail, ...keyed };
   }
+  if (options.dryRun) return { id, outcome: 'would-replay', detail: dryRunDetail(state), ...keyed };
   // A row already aside is a replay that stopped half way: this one finishes it.
   if (!row.parked && !(await parkRow(target, row))) {
     return { id, outcome: 'changed-meanwhile', detail: 'the row changed while it was read: run again' };

@@ -67,7 +67,9 @@ beforeAll(async () => {
     ttlSeconds: 3600,
     clock: { nowMs: () => Date.now() },
   });
-  const record = decodeEvent(kafkaEvent([{ offset: 7, value: { amount: 5 } }]))[0]?.records[0];
+  // Stamped now: a record older than the dedup window is listed with a mark (docs/operate.md#list-and-show).
+  const record = decodeEvent(kafkaEvent([{ offset: 7, value: { amount: 5 }, timestamp: Date.now() }]))[0]
+    ?.records[0];
   if (record === undefined) throw new Error('no record');
   await store.quarantine({
     coordinates: 'orders-0@7',

@@ -2,6 +2,7 @@
 import { parseCommandLine, positiveIntegerFlag } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
+import { type ConsumerSettings, consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
 import { shortIds } from '../failed-batches/batch-ids.js';
 import { type FailedBatch, nameOf } from '../failed-batches/failed-batch.js';
 import { type ReplayLog, readReplayLog } from '../failed-batches/replay-log.js';
@@ -16,7 +17,9 @@ export const FAILED_LIST_HELP = `Usage: msk-inbox failed-batches list (--dir DIR
 Lists the batches the event source mapping sent to its on-failure destination, newest first: id, when
 it gave up, why (RetryAttemptsExhausted, MaximumPayloadSizeExceeded, ...), the partitions and offsets,
 records, payload size, approximate invoke count, and whether the batch was replayed (when, how often,
-the outcome counts of the last replay). An object that is not an on-failure record is named and skipped.
+the outcome counts of the last replay). Records older than the dedup window (DEDUP_TTL_SECONDS in
+this shell, else 7 days) are counted as "past window": replay sends them only with --past-dedup-window.
+An object that is not an on-failure record is named and skipped.
 
   --since T    only batches given up since T: an ISO time (2026-11-30T22:00Z) or an age (30m, 6h, 2d)
   --limit N    show N batches at most (default 50; the total covers every match)
@@ -51,10 +54,13 @@ export async function failedBatchesList(argv: readonly string[], io: OperatorIo)
     .filter((batch) => sinceMs === undefined || batch.timestampMs >= sinceMs)
     .sort((a, b) => byTime(b, a));
   const shown = matching.slice(0, limit);
+  // The shell's settings: list invokes nothing, so it does not read the function's (docs/operate.md).
+  const settings = consumerSettingsOf(process.env, "this shell's environment");
   const listed = [];
   for (const batch of shown) {
     const replay = await withAwsAdvice(target, () => readReplayLog(target, batch.name));
-    listed.push(listedBatch(batch, ids.get(batch.name) ?? batch.name, replay));
+    const past = pastWindowCount(batch, settings, io.nowMs());
+    listed.push(listedBatch(batch, ids.get(batch.name) ?? batch.name, replay, past));
   }
   if (values.json) {
     const where = source.describe();
@@ -73,7 +79,9 @@ export async function failedBatchesList(argv: readonly string[], io: OperatorIo)
         whenText(batch.failedAtMs),
         batch.condition,
         batch.partitions.map((p) => `${p.partition}@${p.firstOffset}..${p.lastOffset}`).join(' '),
-        String(batch.records),
+        batch.pastDedupWindow > 0
+          ? `${batch.records} (${batch.pastDedupWindow} past window)`
+          : String(batch.records),
         bytesText(batch.payloadBytes),
         String(batch.approximateInvokeCount),
         replayText(batch.replay),
@@ -87,7 +95,14 @@ export async function failedBatchesList(argv: readonly string[], io: OperatorIo)
   return 0;
 }
 
-function listedBatch(batch: FailedBatch, id: string, replay: ReplayLog | undefined) {
+/** Records older than the dedup window: a replay does not send them without --past-dedup-window. */
+function pastWindowCount(batch: FailedBatch, settings: ConsumerSettings, nowMs: number): number {
+  return batch.partitions
+    .flatMap((p) => p.records)
+    .filter((record) => pastDedupWindow(record.timestamp, settings, nowMs)).length;
+}
+
+function listedBatch(batch: FailedBatch, id: string, replay: ReplayLog | undefined, past: number) {
   return {
     id,
     key: batch.object.key,
@@ -103,6 +118,7 @@ function listedBatch(batch: FailedBatch, id: string, replay: ReplayLog | undefin
       records: p.records.length,
     })),
     records: batch.recordCount,
+    pastDedupWindow: past,
     payloadBytes: batch.payloadBytes,
     replay: replay ?? null,
   };

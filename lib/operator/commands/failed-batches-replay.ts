@@ -6,16 +6,18 @@ import { withAwsAdvice } from '../aws-errors.js';
 import { resolveBatchId, shortIds } from '../failed-batches/batch-ids.js';
 import { nameOf } from '../failed-batches/failed-batch.js';
 import { replayBatch } from '../failed-batches/replay-batch.js';
+import { type BatchRecordResult, countOutcomes, recordReplay } from '../failed-batches/replay-log.js';
 import {
-  type BatchRecordOutcome,
-  type BatchRecordResult,
-  countOutcomes,
-  recordReplay,
-} from '../failed-batches/replay-log.js';
-import { INVOKER_FLAGS, INVOKER_HELP, invokerFrom, invokerGiven } from '../invoke-target.js';
+  consumerSettingsFor,
+  INVOKER_FLAGS,
+  INVOKER_HELP,
+  invokerFrom,
+  invokerGiven,
+  PAST_WINDOW_HELP,
+} from '../invoke-target.js';
 import type { Invoke } from '../local-handler.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { dedupPolicyFrom } from '../quarantined-record.js';
+import { ACKED_OUTCOMES } from '../replay-record.js';
 import { tableText } from '../table-text.js';
 import { batchSource, byTime, readBatches, SOURCE_FLAGS, SOURCE_HELP } from './failed-batches-source.js';
 import type { OperatorIo } from './operator-io.js';
@@ -25,14 +27,18 @@ export const FAILED_REPLAY_HELP = `Usage: msk-inbox failed-batches replay (ID...
 Runs each record of the failed batches through the consumer again, once the cause is fixed: a one-record
 MSK event in the batch's envelope, under the record's own coordinates, so the inbox dedups it as it would
 a redelivery (replaying twice applies nothing twice). Batches oldest first; in each, partition by
-partition in offset order, and a partition stops at its first record that fails (the records after it
-are not sent, so its order is kept). Each record comes to one of:
+partition in offset order, and a partition stops at its first record that fails (the records after it,
+in this batch and in later ones, are not sent, so its order is kept). Each record comes to one of:
 
   applied      the effect ran
   duplicate    its key was applied already (before the batch failed, or by an earlier replay)
   skipped      the consumer acks it without an effect (another event type), or it was discarded
+  acked        the consumer acked it, and the tool cannot derive its key (e.g. an Avro value): applied,
+               a duplicate or skipped
   quarantined  the consumer quarantined it (\`msk-inbox quarantine list\` shows it), or it was already
   failed       the consumer reported it for retry or threw
+  past-dedup-window
+               older than the consumer's dedup window: not sent (see --past-dedup-window)
   not-sent     a record before it in its partition failed
 
 The replay is recorded in the inbox table (row <consumer>!failed-batch#<object name>: when, by whom,
@@ -40,16 +46,15 @@ how often, each record's outcome); \`list\` and \`show\` print it.
 
   --all            every failed batch of the source
   --dry-run        say what each record would be (a duplicate, sent, held in the quarantine); change nothing
+${PAST_WINDOW_HELP}
 
 ${INVOKER_HELP}
 
-Exit code 0 when every record was applied, a duplicate or skipped (or with --dry-run), 1 otherwise.
+Exit code 0 when every record was applied, a duplicate, skipped or acked (or with --dry-run), 1 otherwise.
 
 ${SOURCE_HELP}
 
 ${COMMON_HELP}`;
-
-const ACKED: readonly BatchRecordOutcome[] = ['applied', 'duplicate', 'skipped'];
 
 export async function failedBatchesReplay(argv: readonly string[], io: OperatorIo): Promise<number> {
   const { values, positionals } = parseCommandLine(
@@ -60,6 +65,7 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
       ...INVOKER_FLAGS,
       all: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
+      'past-dedup-window': { type: 'boolean' },
     },
     'msk-inbox failed-batches replay --help',
   );
@@ -89,7 +95,9 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
         }
       : await invokerFrom(values, target);
   const ids = shortIds(objects.map((object) => nameOf(object.key)));
-  const policy = dedupPolicyFrom(process.env);
+  const settings = await consumerSettingsFor(values, target);
+  // One partition's stop holds for every batch of this run: a later batch's records of it are not sent.
+  const stopped = new Map<string, number>();
   const progress = new ProgressPrinter(process.stderr);
   let shownAtMs = io.nowMs();
   const replayed: { id: string; key: string; records: BatchRecordResult[] }[] = [];
@@ -98,8 +106,11 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
     const records = await withAwsAdvice(target, () =>
       replayBatch(target, batch, {
         invoke,
-        policy,
+        settings,
         dryRun,
+        pastDedupWindow: values['past-dedup-window'] === true,
+        nowMs: io.nowMs,
+        stopped,
         onRecord: (done, total) => {
           if (values.json || io.nowMs() - shownAtMs < 1_000) return;
           progress.status(
@@ -151,5 +162,5 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
   // An object named by its id that is not an on-failure record was not replayed: say so in the exit code.
   if (!all && skipped.length > 0) return 1;
   if (dryRun) return 0;
-  return replayed.every((batch) => batch.records.every((r) => ACKED.includes(r.outcome))) ? 0 : 1;
+  return replayed.every((batch) => batch.records.every((r) => ACKED_OUTCOMES.includes(r.outcome))) ? 0 : 1;
 }

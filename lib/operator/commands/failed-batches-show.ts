@@ -4,6 +4,7 @@ import { quarantineKeyOf } from '../../../lambdas/core/quarantine-row.js';
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
+import { type ConsumerSettings, consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
 import { resolveBatchId, shortIds } from '../failed-batches/batch-ids.js';
 import { type FailedBatch, nameOf } from '../failed-batches/failed-batch.js';
 import { readReplayLog } from '../failed-batches/replay-log.js';
@@ -11,7 +12,6 @@ import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, resolveOperatorTarget }
 import { dedupRow, getItem } from '../quarantine-table.js';
 import {
   dedupKeyOf,
-  dedupPolicyFrom,
   oneRecordEvent,
   type ReadableRecord,
   readableRecord,
@@ -57,7 +57,9 @@ export async function failedBatchesShow(argv: readonly string[], io: OperatorIo)
   }
   const id = shortIds(objects.map((o) => nameOf(o.key))).get(batch.name) ?? batch.name;
   const replay = await withAwsAdvice(target, () => readReplayLog(target, batch.name));
-  const records = await withAwsAdvice(target, () => inboxView(target, batch));
+  // The shell's settings: show invokes nothing, so it does not read the function's (docs/operate.md).
+  const settings = consumerSettingsOf(process.env, "this shell's environment");
+  const records = await withAwsAdvice(target, () => inboxView(target, batch, settings, io.nowMs()));
   const shown = {
     id,
     key: batch.object.key,
@@ -104,11 +106,18 @@ interface ShownRecord extends ReadableRecord {
   readonly dedupKey: string | null;
   /** What the inbox holds for the record now. */
   readonly inbox: string;
+  /** Older than the dedup window: a replay does not send it without --past-dedup-window. */
+  readonly pastDedupWindow: boolean;
 }
 
 /** Each record decoded, with its dedup key and what the inbox holds for it. */
-async function inboxView(target: OperatorTarget, batch: FailedBatch): Promise<ShownRecord[]> {
-  const policy = dedupPolicyFrom(process.env);
+async function inboxView(
+  target: OperatorTarget,
+  batch: FailedBatch,
+  settings: ConsumerSettings,
+  nowMs: number,
+): Promise<ShownRecord[]> {
+  const { policy } = settings;
   const shown: ShownRecord[] = [];
   for (const partition of batch.partitions) {
     for (const record of partition.records) {
@@ -122,6 +131,7 @@ async function inboxView(target: OperatorTarget, batch: FailedBatch): Promise<Sh
         coordinates,
         dedupKey: dedupKey ?? null,
         inbox: inboxText(row, quarantined),
+        pastDedupWindow: pastDedupWindow(record.timestamp, settings, nowMs),
       });
     }
   }
@@ -155,7 +165,7 @@ function recordText(record: ShownRecord): string {
         ? `JSON, ${size}: ${JSON.stringify(record.value.json)}`
         : `base64, ${size}: ${record.value.base64}`;
   return [
-    `${record.coordinates}  ${record.timestamp ?? 'no timestamp'}`,
+    `${record.coordinates}  ${record.timestamp ?? 'no timestamp'}${record.pastDedupWindow ? '  past the dedup window: replay sends it only with --past-dedup-window' : ''}`,
     `  dedup key  ${record.dedupKey ?? '-'}`,
     `  inbox      ${record.inbox}`,
     `  key        ${key}`,

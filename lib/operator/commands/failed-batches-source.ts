@@ -8,7 +8,7 @@ import {
 } from '../failed-batches/batch-source.js';
 import { type FailedBatch, parseFailedBatch } from '../failed-batches/failed-batch.js';
 import { S3BatchSource } from '../failed-batches/s3-batch-source.js';
-import type { OperatorTarget } from '../operator-target.js';
+import { endpointFlag, type OperatorTarget } from '../operator-target.js';
 import type { OperatorIo } from './operator-io.js';
 
 export const SOURCE_FLAGS = {
@@ -47,9 +47,7 @@ export function batchSource(values: Values, target: OperatorTarget): FailedBatch
       `where are the failed batches? pass --bucket NAME (the on-failure bucket) or --dir DIR (the emulator folder)${stack}`,
     );
   }
-  if (endpoint !== undefined && !/^https?:\/\/[^/]+/.test(endpoint)) {
-    throw new UserError(`--s3-endpoint ${endpoint} is not a URL: e.g. http://127.0.0.1:9000`);
-  }
+  endpointFlag('s3-endpoint', endpoint, 'http://127.0.0.1:9000');
   return new S3BatchSource({ bucket, prefix: text(values.prefix) ?? '', endpoint }, target);
 }
 

@@ -2,9 +2,10 @@
 import { parseCommandLine, positiveIntegerFlag } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
+import { type ConsumerSettings, consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { listQuarantined, type QuarantineRow } from '../quarantine-table.js';
-import { dedupKeyOf, dedupPolicyFrom, replayEventOf, valueSize } from '../quarantined-record.js';
+import { dedupKeyOf, replayEventOf, valueSize } from '../quarantined-record.js';
 import { bytesText, tableText, whenText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
 
@@ -39,8 +40,8 @@ export async function quarantineList(argv: readonly string[], io: OperatorIo): P
   const { rows, countsByReason } = await withAwsAdvice(target, () =>
     listQuarantined(target, { reason, sinceMs, limit }),
   );
-  const policy = dedupPolicyFrom(process.env);
-  const listed = rows.map((row) => listedRow(row, policy));
+  const settings = consumerSettingsOf(process.env, "this shell's environment");
+  const listed = rows.map((row) => listedRow(row, settings, io.nowMs()));
   const total = Object.values(countsByReason).reduce((sum, count) => sum + count, 0);
   if (values.json) {
     io.print(JSON.stringify({ consumer: target.consumer, total, countsByReason, rows: listed }, null, 2));
@@ -56,7 +57,7 @@ export async function quarantineList(argv: readonly string[], io: OperatorIo): P
     tableText(
       ['ID', 'REASON', 'QUARANTINED', 'DEDUP KEY', 'SIZE'],
       listed.map((row) => [
-        row.replaying ? `${row.id} (replaying)` : row.id,
+        `${row.id}${row.replaying ? ' (replaying)' : ''}${row.pastDedupWindow ? ' (past window)' : ''}`,
         row.reason,
         whenText(row.quarantinedAtMs),
         row.dedupKey ?? '-',
@@ -73,7 +74,7 @@ export async function quarantineList(argv: readonly string[], io: OperatorIo): P
   return 0;
 }
 
-function listedRow(row: QuarantineRow, policy: ReturnType<typeof dedupPolicyFrom>) {
+function listedRow(row: QuarantineRow, settings: ConsumerSettings, nowMs: number) {
   const rebuilt = replayEventOf(row.id, row.record);
   const size = valueSize(row.record);
   return {
@@ -82,11 +83,13 @@ function listedRow(row: QuarantineRow, policy: ReturnType<typeof dedupPolicyFrom
     error: row.error,
     quarantinedAtMs: row.quarantinedAt,
     quarantinedAt: row.quarantinedAt === undefined ? undefined : new Date(row.quarantinedAt).toISOString(),
-    dedupKey: rebuilt.ok ? dedupKeyOf(rebuilt.record, policy) : undefined,
+    dedupKey: rebuilt.ok ? dedupKeyOf(rebuilt.record, settings.policy) : undefined,
     valueBytes: size.bytes,
     valueTruncated: size.approximate,
     replayAttempts: row.replayAttempts,
     replaying: row.parked,
+    /** Older than the dedup window: replay sends it only with --past-dedup-window. */
+    pastDedupWindow: pastDedupWindow(row.record.timestamp ?? 0, settings, nowMs),
   };
 }
 

@@ -2,11 +2,17 @@
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { ProgressPrinter } from '../../cli/progress-printer.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { INVOKER_FLAGS, INVOKER_HELP, invokerFrom, invokerGiven } from '../invoke-target.js';
+import {
+  consumerSettingsFor,
+  INVOKER_FLAGS,
+  INVOKER_HELP,
+  invokerFrom,
+  invokerGiven,
+  PAST_WINDOW_HELP,
+} from '../invoke-target.js';
 import type { Invoke } from '../local-handler.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { dedupPolicyFrom } from '../quarantined-record.js';
-import { type ReplayOutcome, type ReplayResult, replayRow } from '../replay-record.js';
+import { ACKED_OUTCOMES, type ReplayResult, replayRow } from '../replay-record.js';
 import { tableText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
 import { selectRows } from './select-rows.js';
@@ -21,6 +27,9 @@ replay_outcome, replay_attempts):
   applied            the effect ran; the row leaves the index (kept, status RESOLVED)
   duplicate          its key was applied already; the row leaves the index (RESOLVED)
   skipped            the consumer acks it without an effect; the row leaves the index (RESOLVED)
+  acked              the consumer acked it and the tool cannot derive its key (e.g. an Avro value):
+                     applied, a duplicate or skipped; the row leaves the index (RESOLVED)
+  past-dedup-window  older than the consumer's dedup window: not sent, the row stays as it was
   quarantined-again  it stays in the index with the new reason
   failed             the consumer reported it for retry, threw, or the function answered an error;
                      the row stays as it was
@@ -28,6 +37,7 @@ replay_outcome, replay_attempts):
   --all            every row of the index (with --reason R, those with that reason)
   --dry-run        say what would be sent, change nothing (with --function, Lambda checks that you
                    may invoke it: a DryRun invocation)
+${PAST_WINDOW_HELP}
 
 ${INVOKER_HELP}
 
@@ -35,7 +45,7 @@ Exit code 0 when every record left the quarantine (or with --dry-run), 1 when so
 
 ${COMMON_HELP}`;
 
-const LEFT_QUARANTINE: readonly ReplayOutcome[] = ['applied', 'duplicate', 'skipped', 'would-replay'];
+const LEFT_QUARANTINE: readonly string[] = [...ACKED_OUTCOMES, 'would-replay'];
 
 export async function quarantineReplay(argv: readonly string[], io: OperatorIo): Promise<number> {
   const { values, positionals } = parseCommandLine(
@@ -46,6 +56,7 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
       all: { type: 'boolean' },
       reason: { type: 'string' },
       'dry-run': { type: 'boolean' },
+      'past-dedup-window': { type: 'boolean' },
     },
     'msk-inbox quarantine replay --help',
   );
@@ -69,14 +80,17 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
           throw new Error('a dry run invokes nothing');
         }
       : await invokerFrom(values, target);
-  const policy = dedupPolicyFrom(process.env);
+  const settings = await consumerSettingsFor(values, target);
+  const pastDedupWindow = values['past-dedup-window'] === true;
   const progress = new ProgressPrinter(process.stderr);
   const results: ReplayResult[] = [];
   for (const row of rows) {
     if (rows.length > 1 && !values.json)
       progress.status(`replaying ${results.length + 1}/${rows.length}: ${row.id}`);
     results.push(
-      await withAwsAdvice(target, () => replayRow(target, row, { invoke, policy, dryRun, nowMs: io.nowMs })),
+      await withAwsAdvice(target, () =>
+        replayRow(target, row, { invoke, settings, dryRun, pastDedupWindow, nowMs: io.nowMs }),
+      ),
     );
   }
   progress.finish();

@@ -10,6 +10,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { boundedString } from '../../../lambdas/core/bounded-text.js';
 import { INBOX_ATTRIBUTES as A, consumerRowPrefix } from '../../../lambdas/core/inbox-item.js';
 import { getItem, type QuarantineTarget } from '../quarantine-table.js';
+import { ACKED_OUTCOMES } from '../replay-record.js';
 
 /**
  * What one record came to in a failed-batch replay: not-sent after its partition's first failure,
@@ -19,6 +20,8 @@ export type BatchRecordOutcome =
   | 'applied'
   | 'duplicate'
   | 'skipped'
+  | 'acked'
+  | 'past-dedup-window'
   | 'quarantined'
   | 'failed'
   | 'not-sent'
@@ -153,11 +156,9 @@ function runsOf(results: readonly BatchRecordResult[]): ReplayLog['runs'] {
   return runs.slice(0, MAX_RUNS);
 }
 
-const ACKED: readonly BatchRecordOutcome[] = ['applied', 'duplicate', 'skipped'];
-
 function notesOf(results: readonly BatchRecordResult[]): ReplayLog['notes'] {
   return results
-    .filter((result) => !ACKED.includes(result.outcome) && result.outcome !== 'not-sent')
+    .filter((result) => !ACKED_OUTCOMES.includes(result.outcome) && result.outcome !== 'not-sent')
     .slice(0, MAX_NOTES)
     .map(({ partition, offset, outcome, detail }) => ({
       partition,

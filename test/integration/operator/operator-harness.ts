@@ -3,6 +3,7 @@
  * seeded with real quarantine rows written by a real consumer (fixtures/orders-handler.ts).
  */
 import { join } from 'node:path';
+import type { Context } from 'aws-lambda';
 import type { KafkaBatchResponse, KafkaEvent } from '../../../lambdas/core/kafka-event.js';
 import type { OperatorIo } from '../../../lib/operator/commands/operator-io.js';
 import { runOperator } from '../../../lib/operator/operator-main.js';
@@ -19,12 +20,16 @@ export interface Run {
   readonly notes: string;
 }
 
-/** Runs one command line; `answer` is what a person types at a confirmation (undefined: no terminal). */
+/**
+ * Runs one command line; `answer` is what a person types at a confirmation (undefined: no terminal);
+ * `nowMs` is the command's clock (an aged batch is one read later).
+ */
 export async function operator(
   tables: TestTables,
   endpoint: string,
   argv: readonly string[],
   answer?: string,
+  nowMs: () => number = Date.now,
 ): Promise<Run> {
   const out: string[] = [];
   const notes: string[] = [];
@@ -32,7 +37,7 @@ export async function operator(
     print: (text) => out.push(text),
     note: (text) => notes.push(text),
     ask: async () => answer,
-    nowMs: () => Date.now(),
+    nowMs,
     user: () => 'test-operator',
   };
   const code = await runOperator(
@@ -56,8 +61,25 @@ export function useConsumerEnvironment(tables: TestTables, endpoint: string): vo
   });
 }
 
-/** Delivers an event to the fixture consumer, as the ESM would. */
-export async function deliver(event: KafkaEvent): Promise<KafkaBatchResponse> {
-  const { handler } = await import('./fixtures/orders-handler.js');
-  return handler(event, lambdaContext(new ManualClock(Date.now())));
+/**
+ * Delivers an event to the fixture consumer, as the ESM would, its records stamped `timestampMs` (now,
+ * as the broker would stamp them): the event helpers' fixed default (2023) is older than any dedup window,
+ * and a replay refuses records past it (docs/operate.md#replay).
+ */
+export async function deliver(
+  event: KafkaEvent,
+  timestampMs = Date.now(),
+  consumer?: (event: KafkaEvent, context: Context) => Promise<KafkaBatchResponse>,
+): Promise<KafkaBatchResponse> {
+  const handler = consumer ?? (await import('./fixtures/orders-handler.js')).handler;
+  const stamped: KafkaEvent = {
+    ...event,
+    records: Object.fromEntries(
+      Object.entries(event.records).map(([key, records]) => [
+        key,
+        records.map((record) => ({ ...record, timestamp: timestampMs })),
+      ]),
+    ),
+  };
+  return handler(stamped, lambdaContext(new ManualClock(Date.now())));
 }

@@ -1,0 +1,51 @@
+/**
+ * The consumer's settings a replay judges by (docs/operate.md#replay): its dedup key policy (which row
+ * holds a record's outcome) and its dedup window (how long that row lives). They are the function's, not
+ * the operator's shell's: read through the handler's own table and parser (lambdas/core/settings.ts), so
+ * the names, defaults and bounds are defined once.
+ */
+import type { DedupKeyPolicy } from '../../lambdas/core/dedup-key.js';
+import { readHandlerSettings } from '../../lambdas/core/settings.js';
+
+export interface ConsumerSettings {
+  readonly policy: DedupKeyPolicy;
+  /** The dedup window: a dedup row expires this long after the record was applied. */
+  readonly dedupTtlSeconds: number;
+  /** Where they were read, for messages: `function NAME's configuration` or `this shell's environment`. */
+  readonly source: string;
+}
+
+/** The settings from an environment as the handler reads it; a variable missing or out of bounds is its default. */
+export function consumerSettingsOf(
+  env: Readonly<Record<string, string | undefined>>,
+  source: string,
+): ConsumerSettings {
+  // Problems (a missing INBOX_TABLE_NAME, a bad value) are the handler's to report: a bad value reads as
+  // its default here, as the handler's table gives it.
+  const { settings } = readHandlerSettings(env);
+  return {
+    policy: {
+      header: settings.dedupHeader,
+      field: settings.dedupField,
+      fallback: settings.dedupKeyFallback,
+    },
+    dedupTtlSeconds: settings.dedupTtlSeconds,
+    source,
+  };
+}
+
+/**
+ * Whether a record of this Kafka timestamp may have been applied with a dedup row that has expired since:
+ * a row written when it was applied expires at apply time + TTL, and apply time ≥ the record's timestamp,
+ * so before timestamp + TTL the row of an applied record is still there. After it, "no dedup row" does not
+ * prove "never applied", and a replay could apply it twice.
+ */
+export function pastDedupWindow(timestampMs: number, settings: ConsumerSettings, nowMs: number): boolean {
+  return timestampMs < nowMs - settings.dedupTtlSeconds * 1_000;
+}
+
+/** The refusal's detail, one line for the table. */
+export function pastDedupWindowDetail(timestampMs: number, settings: ConsumerSettings): string {
+  const days = +(settings.dedupTtlSeconds / 86_400).toFixed(2);
+  return `its timestamp ${new Date(timestampMs).toISOString()} is older than the dedup window (${days} d, ${settings.source}): its dedup row may have expired, so it may be applied twice; not sent (--past-dedup-window sends it)`;
+}
