@@ -9,7 +9,8 @@
  * KEY_SOURCE=field: name fields as decoded. With a reflected `Type`, createInboxConsumer fails at cold
  * start (ConfigError) on a DEDUP_FIELD the type lacks (the default one only when the type has it under
  * another spelling) or a KEY_SOURCE field it lacks: otherwise every record without the header would be
- * quarantined as missing-event-id (value-format.ts#valueFieldProblems).
+ * quarantined as missing-event-id (value-format.ts#valueFieldProblems). A generated class shows no
+ * fields, so it is not checked.
  */
 import type { IConversionOptions, Message, Reader } from 'protobufjs';
 import { type ParsedValue, plainValue, type ValueFormat } from './value-format.js';

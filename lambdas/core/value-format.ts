@@ -117,8 +117,9 @@ function jsonErrorPosition(error: unknown): string {
 }
 
 /**
- * A 64-bit integer from Avro (`long`) or Protobuf (`int64`, `uint64`, ...): a number when it is a safe
- * integer, so ordinary values stay ordinary for the consumer's schema, else a bigint, so no digit is lost.
+ * A 64-bit integer from Avro (`long`) or Protobuf (`int64`, `uint64`, `sint64`, `fixed64`, `sfixed64`): a
+ * number when it is a safe integer, so ordinary values stay ordinary for the consumer's schema (`z.int()`),
+ * else a bigint, so no digit is lost (a schema taking both says `z.union([z.int(), z.bigint()])`).
  */
 export function wideInteger(value: bigint): number | bigint {
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)

@@ -14,6 +14,9 @@
  *   removes the header itself and says so with the record's `valueSchemaMetadata`
  *   (https://docs.aws.amazon.com/lambda/latest/api/API_KafkaSchemaRegistryConfig.html); a Protobuf
  *   payload still starts with its message indexes, which Powertools' Kafka utility also skips there.
+ * - Refused (the value is `undecodable`): a first byte neither header starts with (`bad magic byte`), a
+ *   header cut short, a zlib body that does not inflate or inflates past MAX_INFLATED_BYTES. Message
+ *   indexes are skipped, not checked: the type is the one the consumer gives in code.
  */
 import { inflateSync } from 'node:zlib';
 import type { SchemaMetadata } from './value-format.js';
