@@ -30,7 +30,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InvocationOutcome, LambdaFunction } from '../esm/lambda-function.js';
-import type { MskEvent } from '../esm/msk-event.js';
+// Lambda's limit for a synchronous invocation's request payload (6 MB), one constant for the emulator.
+import { MAX_INVOCATION_PAYLOAD_BYTES, type MskEvent } from '../esm/msk-event.js';
 
 export interface InvokeApiOptions {
   /** The functions served, by name; a Map the caller keeps may change while the server runs. */
@@ -48,8 +49,6 @@ export interface InvokeApiServer {
   close(): Promise<void>;
 }
 
-/** Lambda's limit for a synchronous invocation's request payload (6 MB). */
-export const INVOKE_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
 const EXECUTED_VERSION = '$LATEST';
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
 const CONFIGURATION_PATH = /^\/2015-03-31\/functions\/([^/]+)\/configuration$/;
@@ -105,7 +104,7 @@ async function serve(options: InvokeApiOptions, request: IncomingMessage, respon
       response,
       413,
       'RequestTooLargeException',
-      `Request must be smaller than ${INVOKE_PAYLOAD_LIMIT_BYTES} bytes for the InvokeFunction operation`,
+      `Request must be smaller than ${MAX_INVOCATION_PAYLOAD_BYTES} bytes for the InvokeFunction operation`,
     );
   }
   let event: unknown;
@@ -224,9 +223,9 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size <= INVOKE_PAYLOAD_LIMIT_BYTES) chunks.push(chunk as Buffer);
+    if (size <= MAX_INVOCATION_PAYLOAD_BYTES) chunks.push(chunk as Buffer);
   }
-  return size > INVOKE_PAYLOAD_LIMIT_BYTES ? undefined : Buffer.concat(chunks);
+  return size > MAX_INVOCATION_PAYLOAD_BYTES ? undefined : Buffer.concat(chunks);
 }
 
 function headerOf(request: IncomingMessage, name: string): string | undefined {

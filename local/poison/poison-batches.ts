@@ -5,9 +5,8 @@
  * DynamoDB refuses. Shared by the property test (test/property/poison-promise.test.ts) and the soak.
  */
 import fc from 'fast-check';
-
-/** Lambda's cap on one invocation's event (docs/aws-facts.md#esm-limits-and-metrics). */
-export const ESM_BATCH_LIMIT_BYTES = 6 * 1024 * 1024;
+// Lambda's cap on one invocation's event (docs/aws-facts.md#esm-limits-and-metrics): one constant for the emulator.
+import { MAX_INVOCATION_PAYLOAD_BYTES } from '../esm/msk-event.js';
 
 const base64 = (bytes: Uint8Array | string) => Buffer.from(bytes).toString('base64');
 const signedBytes = (bytes: Uint8Array) => Array.from(new Int8Array(bytes));
@@ -164,7 +163,7 @@ export const poisonBatch = fc
   }))
   // As Lambda delivers it: through JSON, and within its 6 MB cap.
   .map((event) => JSON.parse(JSON.stringify(event)) as PoisonEvent)
-  .filter((event) => Buffer.byteLength(JSON.stringify(event)) <= ESM_BATCH_LIMIT_BYTES);
+  .filter((event) => Buffer.byteLength(JSON.stringify(event)) <= MAX_INVOCATION_PAYLOAD_BYTES);
 
 export interface PoisonEvent {
   readonly eventSource: string;
