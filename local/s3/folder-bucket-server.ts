@@ -28,6 +28,8 @@ export interface FolderBucketOptions {
   /** The folder whose files are the bucket's objects: the key is the path below it, with `/`. */
   readonly root: string;
   readonly bucket: string;
+  /** @default 0 (a free port) */
+  readonly port?: number;
   /** Actions refused with AccessDenied. */
   readonly deny?: readonly BucketAction[];
   /**
@@ -51,7 +53,7 @@ export async function startFolderBucketServer(options: FolderBucketOptions): Pro
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {

@@ -4,54 +4,22 @@
  * (local/s3/folder-bucket-server.ts) needs no credentials. The commands' behaviour is tested in
  * test/integration/operator/failed-batches.test.ts.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
 import { type FolderBucketServer, startFolderBucketServer } from '../../local/s3/folder-bucket-server.js';
 import { fillOnFailureFolder } from '../integration/operator/fixtures/on-failure-folder.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { expectOneLine, mskInbox } from '../support/msk-inbox-cli.js';
 
-const BIN = join(PROJECT_ROOT, 'bin', 'msk-inbox.mjs');
 const BUCKET = 'failed-batches';
-
-/** No credentials anywhere the SDK looks: not in the variables, not in files, not from a metadata service. */
-const WITHOUT_CREDENTIALS: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH,
-  HOME: '/nonexistent',
-  AWS_CONFIG_FILE: '/nonexistent/config',
-  AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
-  AWS_EC2_METADATA_DISABLED: 'true',
-};
-
-interface Spawned {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function mskInbox(args: readonly string[]): Promise<Spawned> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('node', [BIN, ...args], {
-      env: WITHOUT_CREDENTIALS,
-      cwd: PROJECT_ROOT,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-function expectOneLine(result: Spawned, line: RegExp): void {
-  expect(result.stdout).toBe('');
-  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(result.stderr.trimEnd()).toMatch(line);
-  expect(result.code).toBe(2);
-}
 
 let tables: TestTables;
 let folder: string;
@@ -135,3 +103,48 @@ describe('msk-inbox failed-batches, spawned', () => {
     );
   });
 });
+
+describe('local/s3/main.ts', () => {
+  it('serves the folder on the port --port names, and msk-inbox lists it there', async () => {
+    const port = await freePort();
+    const server = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'local/s3/main.ts', '--dir', folder, '--port', String(port)],
+      {
+        cwd: PROJECT_ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    try {
+      const [line] = (await once(createInterface({ input: server.stdout }), 'line')) as [string];
+      expect(line).toMatch(
+        new RegExp(`^serving .* as bucket failed-batches at http://127\\.0\\.0\\.1:${port} `),
+      );
+      const endpoint = `http://127.0.0.1:${port}`;
+      const listed = await mskInbox([
+        'failed-batches',
+        'list',
+        '--bucket',
+        BUCKET,
+        '--s3-endpoint',
+        endpoint,
+        ...local,
+      ]);
+      expect(listed.stdout).toMatch(/\n2 failed batches in s3:\/\/failed-batches\/\n$/);
+    } finally {
+      if (server.pid !== undefined && server.exitCode === null) {
+        server.kill('SIGTERM');
+        await once(server, 'exit');
+      }
+    }
+  }, 60_000);
+});
+
+/** A port nothing listens on now: the system's pick for a server closed at once. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}

@@ -3,48 +3,16 @@
  * what a person sees on a mistake is one line on stderr naming the fix, with exit code 2, and stdout
  * carries only the output. The commands' behaviour is tested in test/integration/operator/.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { decodeEvent } from '../../lambdas/core/decode-event.js';
 import { DynamoDbInboxStore } from '../../lambdas/core/dynamodb-inbox-store.js';
 import { startInvokeApiServer } from '../../local/lambda-runtime/invoke-api-server.js';
-import { PROJECT_ROOT } from '../../local/project-paths.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { kafkaEvent } from '../support/kafka-events.js';
+import { expectOneLine, mskInbox } from '../support/msk-inbox-cli.js';
 
-const BIN = join(PROJECT_ROOT, 'bin', 'msk-inbox.mjs');
 const CONSUMER = 'orders';
-
-/** No credentials anywhere the SDK looks: not in the variables, not in files, not from a metadata service. */
-const WITHOUT_CREDENTIALS: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH,
-  HOME: '/nonexistent',
-  AWS_CONFIG_FILE: '/nonexistent/config',
-  AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/credentials',
-  AWS_EC2_METADATA_DISABLED: 'true',
-};
-
-interface Spawned {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function mskInbox(
-  args: readonly string[],
-  env: NodeJS.ProcessEnv = WITHOUT_CREDENTIALS,
-): Promise<Spawned> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('node', [BIN, ...args], { env, cwd: PROJECT_ROOT });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 let tables: TestTables;
 let local: string[];
@@ -78,14 +46,6 @@ beforeAll(async () => {
     record: record.raw,
   });
 });
-
-/** Exit code 2 and exactly one line on stderr, nothing on stdout. */
-function expectOneLine(result: Spawned, line: string | RegExp): void {
-  expect(result.stdout).toBe('');
-  expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(result.stderr.trimEnd()).toMatch(line);
-  expect(result.code).toBe(2);
-}
 
 describe('msk-inbox, spawned', () => {
   it('lists the quarantined rows as a table, and as JSON', async () => {
