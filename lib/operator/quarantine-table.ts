@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import {
   INBOX_ATTRIBUTES as A,
+  consumerRowPrefix,
   dedupRowKey,
   INBOX_STATUS,
   QUARANTINE_INDEX,
@@ -206,9 +207,12 @@ export async function discardRow(
   }
 }
 
-/** Where a row waits while its record is replayed: never a dedup or quarantine key (`!` is not in names). */
+/**
+ * Where a row waits while its record is replayed: never a dedup or quarantine key (`!` is not in names),
+ * and under the consumer's row prefix, which the operators' IAM policy grants (docs/operate.md#permissions).
+ */
 export function parkedRowKey(consumer: string, id: string): string {
-  return `${consumer}!replaying#${id}`;
+  return `${consumerRowPrefix(consumer)}replaying#${id}`;
 }
 
 /**
