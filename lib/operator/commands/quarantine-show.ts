@@ -2,6 +2,7 @@
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
+import { consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
 import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, resolveOperatorTarget } from '../operator-target.js';
 import { getRow, OPERATOR_ATTRIBUTES as O, type QuarantineRow } from '../quarantine-table.js';
 import { type ReadableRecord, readableRecord } from '../quarantined-record.js';
@@ -33,7 +34,10 @@ export async function quarantineShow(argv: readonly string[], io: OperatorIo): P
     io.print(JSON.stringify({ id: row.id, row: row.item, record }, null, 2));
     return 0;
   }
-  io.print(showText(row, record));
+  // The shell's window: show invokes nothing, so it reads no function (docs/operate.md#the-dedup-window).
+  const settings = consumerSettingsOf(process.env, "this shell's environment");
+  const past = pastDedupWindow(row.record.timestamp ?? 0, settings, io.nowMs());
+  io.print(showText(row, record, past));
   return 0;
 }
 
@@ -43,7 +47,7 @@ export function noSuchRow(target: OperatorTarget, id: string): UserError {
   );
 }
 
-function showText(row: QuarantineRow, record: ReadableRecord): string {
+function showText(row: QuarantineRow, record: ReadableRecord, pastWindow: boolean): string {
   const item = row.item;
   const lines: [string, string][] = [
     ['id', row.id + (row.parked ? ' (a replay of it did not finish: replay it again)' : '')],
@@ -68,7 +72,7 @@ function showText(row: QuarantineRow, record: ReadableRecord): string {
   lines.push(
     [
       'record',
-      `${record.topic} partition ${record.partition} offset ${record.offset}, ${record.timestamp ?? 'no timestamp'}`,
+      `${record.topic} partition ${record.partition} offset ${record.offset}, ${record.timestamp ?? 'no timestamp'}${pastWindow ? ' (past the dedup window: replay sends it only with --past-dedup-window)' : ''}`,
     ],
     [
       'key',

@@ -107,6 +107,10 @@ describe('past the dedup window', () => {
   it('marks the record in list, and does not send it: past-dedup-window, the row stays (exit 1)', async () => {
     const listed = await run('quarantine', 'list');
     expect(listed.out).toMatch(/^orders-0@32 \(past window\) +invalid-event/m);
+    const shown = await run('quarantine', 'show', 'orders-0@32');
+    expect(shown.out).toMatch(
+      /^record .*Z \(past the dedup window: replay sends it only with --past-dedup-window\)$/m,
+    );
     const before = await row('orders-0@32');
     const { code, result } = await replay('orders-0@32', ...through('ref-consumer'));
     expect(code).toBe(1);
