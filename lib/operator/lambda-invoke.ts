@@ -1,7 +1,8 @@
 /**
  * `--function NAME`: the deployed function, invoked through Lambda's Invoke API
  * (https://docs.aws.amazon.com/lambda/latest/api/API_Invoke.html) with @aws-sdk/client-lambda. The
- * function runs with its own role and environment; the operator needs only `lambda:InvokeFunction`.
+ * function runs with its own role and environment; the operator needs `lambda:InvokeFunction` on it, and
+ * `lambda:GetFunctionConfiguration` to read that environment (functionEnvironment: the consumer's settings).
  * `--lambda-endpoint` (or the SDK's own AWS_ENDPOINT_URL_LAMBDA) points the client at the local
  * runtime's Invoke API (local/lambda-runtime/invoke-api-server.ts).
  */

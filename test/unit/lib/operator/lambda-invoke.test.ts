@@ -12,6 +12,7 @@ import { UserError } from '../../../../lib/cli/user-error.js';
 import {
   batchResponseOf,
   FunctionInvocationError,
+  functionEnvironment,
   lambdaInvoker,
 } from '../../../../lib/operator/lambda-invoke.js';
 import { readStackOutputs } from '../../../../lib/operator/stack-outputs.js';
@@ -39,6 +40,13 @@ beforeAll(async () => {
         })),
       ],
       ['acks', new InProcessFunction(async () => null)],
+      [
+        'configured',
+        new InProcessFunction(async () => null, {
+          functionName: 'configured',
+          environment: { DEDUP_FIELD: 'order_ref' },
+        }),
+      ],
       ['answers-text', new InProcessFunction(async () => 'done')],
       [
         'throws',
@@ -111,6 +119,16 @@ describe('lambdaInvoker', () => {
     await expect(attempt).rejects.toThrow(UserError);
     await expect(attempt).rejects.toThrow(
       'not allowed to invoke orders: your identity needs lambda:InvokeFunction on it (docs/operate.md#permissions)',
+    );
+  });
+
+  it("reads the function's environment (GetFunctionConfiguration), and names the action when denied", async () => {
+    const at = (lambdaEndpoint: string, functionName = 'configured') =>
+      functionEnvironment({ functionName, region: undefined, profile: undefined, lambdaEndpoint });
+    expect(await at(invokeApi.endpoint)).toEqual({ DEDUP_FIELD: 'order_ref' });
+    await expect(at(invokeApi.endpoint, 'missing')).rejects.toThrow(/^function missing not found at http/);
+    await expect(at(refusingEndpoint, 'orders')).rejects.toThrow(
+      'not allowed to read the configuration of orders: your identity needs lambda:GetFunctionConfiguration on it (docs/operate.md#permissions)',
     );
   });
 
