@@ -1,6 +1,6 @@
 /**
  * What the processor's parts share: the options of a batch run and what one invocation learns as it goes.
- * Types only, so the parts (group-commit.ts, record-preparation.ts, record-settlement.ts) depend on it and
+ * Types (and the deadline rule) only, so the parts (group-commit.ts, record-preparation.ts, record-settlement.ts) depend on it and
  * not on the processor that calls them.
  */
 import type { Clock } from './clock.js';
@@ -40,6 +40,13 @@ export interface BatchProcessorOptions {
   readonly refusals?: RefusalStreak;
   /** Transactional records of a lane committed together at most (group-commit.ts). @default 1 (no grouping) */
   readonly transactGroupMaxRecords?: number;
+}
+
+/** The one deadline rule: nothing (a record, a request of a group) starts within the margin. */
+export function deadlineNear(
+  options: Pick<BatchProcessorOptions, 'remainingTimeMs' | 'deadlineMarginMs'>,
+): boolean {
+  return options.remainingTimeMs() < options.deadlineMarginMs;
 }
 
 /** What one invocation learns as it goes. */

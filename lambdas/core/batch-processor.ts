@@ -1,4 +1,4 @@
-import type { BatchProcessorOptions, BatchState } from './batch-context.js';
+import { type BatchProcessorOptions, type BatchState, deadlineNear } from './batch-context.js';
 import type { DecodedPartition, DecodedRecord } from './decode-event.js';
 import { runLaneRecords } from './group-commit.js';
 import { type Lanes, oneLane, runInLanes } from './lane-scheduler.js';
@@ -26,7 +26,7 @@ export async function processBatch(
     runInLanes(partition.records, lanes, {
       run: (records) => runLaneRecords(records, options, state),
       notStarted: (record, status, reason, detail) => outcome(record, status, { reason, detail }),
-      deadlineNear: () => options.remainingTimeMs() < options.deadlineMarginMs,
+      deadlineNear: () => deadlineNear(options),
     }),
   );
   return perPartition.flat();

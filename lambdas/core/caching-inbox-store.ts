@@ -9,6 +9,7 @@ import type { EffectWrite, Lease } from './effect.js';
 import { INBOX_STATUS } from './inbox-item.js';
 import type {
   ClaimResult,
+  CommitGroupOptions,
   CommitMember,
   CommitResult,
   ExistingRow,
@@ -56,14 +57,14 @@ export class CachingInboxStore implements InboxStore {
     return result;
   }
 
-  async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+  async commitGroup(members: readonly CommitMember[], options?: CommitGroupOptions): Promise<CommitResult[]> {
     const results: (CommitResult | undefined)[] = members.map((member) =>
       this.#cachedDuplicate(member.entry),
     );
     const asked = members.filter((_, index) => results[index] === undefined);
     if (asked.length === 0) return results as CommitResult[];
     const expiresAtSeconds = this.#earliestExpiry();
-    const answers = await this.#store.commitGroup(asked);
+    const answers = await this.#store.commitGroup(asked, options);
     let next = 0;
     return results.map((cached, index) => {
       if (cached) return cached;

@@ -21,6 +21,7 @@ import type { EffectWrite, Lease } from './effect.js';
 import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS } from './inbox-item.js';
 import {
   type ClaimResult,
+  type CommitGroupOptions,
   type CommitMember,
   type CommitResult,
   classifyExistingRow,
@@ -107,10 +108,18 @@ export class DynamoDbInboxStore implements InboxStore {
    * transient; a refusal of the request (validation) commits the open members one by one, in order, so each
    * gets its own answer, up to the first that stops the group.
    */
-  async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+  async commitGroup(members: readonly CommitMember[], options?: CommitGroupOptions): Promise<CommitResult[]> {
     const results: (CommitResult | undefined)[] = members.map(() => undefined);
     let open = members.map((_, index) => index);
+    let requests = 0;
+    /** Before a request after the first: past the deadline margin, the open members are not sent. */
+    const stopped = (): boolean => {
+      if (requests++ === 0 || options?.mayContinue?.() !== false) return false;
+      for (const index of open) results[index] ??= { kind: 'not-sent', reason: 'deadline' };
+      return true;
+    };
     while (open.length > 1) {
+      if (stopped()) return results as CommitResult[];
       const nowMs = this.#clock.nowMs();
       /** Per action: its member and its write index (-1: the inbox row). */
       const owners: [member: number, write: number][] = [];
@@ -151,6 +160,7 @@ export class DynamoDbInboxStore implements InboxStore {
       }
     }
     for (const index of open) {
+      if (stopped()) break;
       const member = members[index] as CommitMember;
       const result = await this.commit(member.entry, member.writes);
       results[index] = result;

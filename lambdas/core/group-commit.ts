@@ -11,7 +11,7 @@
  * records run one by one. After a group with a reported record nothing more is started: the scheduler
  * reports the rest.
  */
-import type { BatchProcessorOptions, BatchState } from './batch-context.js';
+import { type BatchProcessorOptions, type BatchState, deadlineNear } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import type { EffectWrite } from './effect.js';
 import { isApplied, isReported, type RecordOutcome } from './outcome.js';
@@ -50,7 +50,7 @@ export async function runLaneRecords(
     return !settled.some((result) => isReported(result.status));
   };
 
-  const deadlineNear = () => options.remainingTimeMs() < options.deadlineMarginMs;
+  const nearDeadline = () => deadlineNear(options);
   /**
    * Commits the open group before a prepared record that cannot join it; the record's outcome when it must
    * not start after all: a record of the group was reported, or the commit ran into the deadline margin
@@ -61,15 +61,15 @@ export async function runLaneRecords(
     record: DecodedRecord,
   ): Promise<RecordOutcome | undefined> => {
     if (!(await flush())) return prepared.settle(notStartedAfterFailure(record));
-    if (deadlineNear()) return prepared.settle(deferred(record));
+    if (nearDeadline()) return prepared.settle(deferred(record));
     return undefined;
   };
   for (const [index, record] of records.entries()) {
     // The scheduler checked the deadline for the first record; later ones are checked here.
-    if (index > 0 && deadlineNear()) break;
+    if (index > 0 && nearDeadline()) break;
     let prepared = await prepareRecord(record, options, state, !group.empty);
     if (prepared.kind === 'wait-for-first-copy') {
-      if (!(await flush()) || deadlineNear()) break;
+      if (!(await flush()) || nearDeadline()) break;
       prepared = await prepareRecord(record, options, state, false);
       // With no group open a copy waits for its first copy inside prepareRecord.
       if (prepared.kind === 'wait-for-first-copy') throw new Error('a copy waited with no group open');
@@ -125,7 +125,8 @@ async function commitMembers(
 ): Promise<RecordOutcome[]> {
   let results: Awaited<ReturnType<BatchProcessorOptions['store']['commitGroup']>>;
   try {
-    results = await options.store.commitGroup(members);
+    // A group that must go again (a resend, or one by one) starts no request within the deadline margin.
+    results = await options.store.commitGroup(members, { mayContinue: () => !deadlineNear(options) });
   } catch (error) {
     return members.map((member) => member.settle(failed(member.record, error)));
   }

@@ -41,9 +41,18 @@ export type CommitResult =
   | { readonly kind: 'rejected'; readonly message: string }
   /**
    * commitGroup only: not sent, because a member before it in the group got an answer that may leave it
-   * reported (in-flight, transient, rejected), and a partition's records apply in offset order.
+   * reported (in-flight, transient, rejected), and a partition's records apply in offset order; or
+   * (`reason: 'deadline'`) because the group had to go again and the invocation's deadline was near.
    */
-  | { readonly kind: 'not-sent' };
+  | { readonly kind: 'not-sent'; readonly reason?: 'deadline' };
+
+export interface CommitGroupOptions {
+  /**
+   * Asked before every request after the group's first (a resend of the blameless members, a commit one
+   * by one): false leaves the members still open `not-sent` with reason `deadline`.
+   */
+  readonly mayContinue?: () => boolean;
+}
 
 /** Answers after which a group's later members are not sent: the member may end reported. */
 export function stopsGroup(result: CommitResult): boolean {
@@ -84,7 +93,7 @@ export interface InboxStore {
    * cuts groups where two would touch one) and fit one transaction (100 actions, 4 MB). Throws, for every
    * member, when the store could not answer.
    */
-  commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]>;
+  commitGroup(members: readonly CommitMember[], options?: CommitGroupOptions): Promise<CommitResult[]>;
   /** Side-effect mode: an IN_PROGRESS row with a fresh attempt token, live until `leaseUntilMs`. */
   claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult>;
   /** Marks the claimed row COMPLETED, only while this attempt still holds the lease. */

@@ -35,6 +35,13 @@ export async function commitOutcome(
     case 'rejected':
       return rejectedByStore(record, result.message, options, state);
     case 'not-sent':
+      if (result.reason === 'deadline') {
+        return outcome(record, 'deferred', {
+          reason: 'deadline',
+          detail: 'its group had to go again with the invocation deadline near',
+          dedupKey,
+        });
+      }
       return outcome(record, 'blocked', {
         reason: 'not-started',
         detail: 'a record before it in its group may be reported',

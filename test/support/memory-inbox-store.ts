@@ -5,6 +5,7 @@ import type { EffectWrite, Lease } from '../../lambdas/core/effect.js';
 import { INBOX_STATUS, type InboxStatus } from '../../lambdas/core/inbox-item.js';
 import {
   type ClaimResult,
+  type CommitGroupOptions,
   type CommitMember,
   type CommitResult,
   classifyExistingRow,
@@ -58,9 +59,13 @@ export class MemoryInboxStore implements InboxStore {
 
   /**
    * As DynamoDB answers a group whose members touch distinct items (dynamodb-inbox-store.ts): each member
-   * as if committed alone, all conditions judged on the state before the group.
+   * as if committed alone, all conditions judged on the state before the group. It always answers in one
+   * request, so it never asks `mayContinue` (asked only before a second request).
    */
-  async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+  async commitGroup(
+    members: readonly CommitMember[],
+    _options?: CommitGroupOptions,
+  ): Promise<CommitResult[]> {
     // One request: a fault meant for any member fails the whole group before anything is written.
     for (const member of members) {
       const error = this.failOn('commit', member.entry.dedupKey);

@@ -156,6 +156,53 @@ describe('DynamoDbInboxStore.commitGroup: its requests, on DynamoDB Local', () =
     expect(await counter('c2')).toBe(1);
   });
 
+  it('sends no request after the first once the deadline is near: the members a resend would carry are not-sent (deadline)', async () => {
+    await dynamoDbStore(tables, clock).commit(entry('k-dup'), []);
+    const { store, attempts } = groupStore();
+    let asked = 0;
+
+    const results = await store.commitGroup(
+      [member('k1', [bump('c1')]), member('k-dup', [bump('c-dup')]), member('k3', [bump('c3')])],
+      {
+        mayContinue: () => {
+          asked += 1;
+          return false;
+        },
+      },
+    );
+
+    expect(results).toEqual([
+      { kind: 'not-sent', reason: 'deadline' },
+      expect.objectContaining({ kind: 'duplicate' }),
+      { kind: 'not-sent', reason: 'deadline' },
+    ]);
+    expect(transacts(attempts)).toHaveLength(1);
+    expect(asked).toBe(1);
+    expect(await row('k1')).toBeUndefined();
+    expect(await tables.scan(tables.appTableName)).toEqual([]);
+  });
+
+  it('stops committing one by one when the deadline comes near between two of them', async () => {
+    const { store, attempts } = groupStore();
+    let commitsAllowed = 1;
+
+    const results = await store.commitGroup(
+      [member('k1', [bump('shared')]), member('k2', [bump('c2')]), member('k3', [bump('shared')])],
+      // The refused group was the first request; one commit alone may follow, then the deadline is near.
+      { mayContinue: () => commitsAllowed-- > 0 },
+    );
+
+    expect(results).toEqual([
+      { kind: 'committed' },
+      { kind: 'not-sent', reason: 'deadline' },
+      { kind: 'not-sent', reason: 'deadline' },
+    ]);
+    expect(transacts(attempts).map((call) => actionsOf(call).length)).toEqual([6, 2]);
+    expect(await counter('shared')).toBe(1);
+    expect(await counter('c2')).toBeUndefined();
+    expect(await row('k2')).toBeUndefined();
+  });
+
   it('answers every member transient, writing nothing, when DynamoDB cancels the group for a transaction conflict', async () => {
     const { store, attempts } = groupStore((call) =>
       call.commandName === TRANSACT ? cancellation(call, 'TransactionConflict') : undefined,

@@ -143,6 +143,19 @@ describe('CachingInboxStore', () => {
       writes: [],
     });
 
+    it("passes the processor's deadline check on to the store it wraps", async () => {
+      const { inner, store } = setup();
+      const seen: unknown[] = [];
+      inner.commitGroup = async (members, options) => {
+        seen.push(options?.mayContinue?.());
+        return members.map(() => ({ kind: 'committed' }) as const);
+      };
+
+      await store.commitGroup([member('b'), member('c')], { mayContinue: () => false });
+
+      expect(seen).toEqual([false]);
+    });
+
     it('answers a cached duplicate itself and asks the store for the other members only, answering in member order', async () => {
       const { inner, store, asked } = groupSetup();
       await store.commit({ ...entry('a'), source: 'orders-0@7' }, []);

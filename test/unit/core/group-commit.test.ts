@@ -11,7 +11,7 @@ import type { Clock } from '../../../lambdas/core/clock.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import type { Effect, EffectWrite } from '../../../lambdas/core/effect.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
-import type { CommitMember, CommitResult } from '../../../lambdas/core/inbox-store.js';
+import type { CommitGroupOptions, CommitMember, CommitResult } from '../../../lambdas/core/inbox-store.js';
 import type { RecordOutcome } from '../../../lambdas/core/outcome.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
@@ -27,7 +27,10 @@ class GroupRecordingStore extends MemoryInboxStore {
   constructor(clock: Clock) {
     super(clock);
   }
-  override async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+  override async commitGroup(
+    members: readonly CommitMember[],
+    _options?: CommitGroupOptions,
+  ): Promise<CommitResult[]> {
     this.groups.push(members.map((member) => member.entry.dedupKey));
     if (this.failGroups) {
       throw new InboxStoreError('DynamoDB commit failed: ThrottlingException', { failureClass: 'transient' });
@@ -305,6 +308,34 @@ describe('group commit', () => {
       [2, 'processed', undefined],
       [3, 'deferred', 'deadline'],
       [4, 'deferred', 'not-started'],
+    ]);
+  });
+
+  it('lets the store go on with a group only while the deadline allows, and defers what it did not send for it', async () => {
+    let remaining = 10_000;
+    const { store, run } = setup(25, {
+      remainingTimeMs: () => remaining,
+      deadlineMarginMs: 5_000,
+      partitionConcurrency: 1,
+    });
+    const answers: boolean[] = [];
+    // As DynamoDB's store does when its first request must be followed by more (a resend, one by one).
+    store.commitGroup = async (members, options) => {
+      answers.push(options?.mayContinue?.() ?? true);
+      remaining -= 6_000;
+      answers.push(options?.mayContinue?.() ?? true);
+      const [first, ...rest] = members;
+      const committed = first ? await MemoryInboxStore.prototype.commitGroup.call(store, [first]) : [];
+      return [...committed, ...rest.map(() => ({ kind: 'not-sent', reason: 'deadline' }) as const)];
+    };
+
+    const outcomes = await run([order(1, 'a'), order(2, 'b'), order(3, 'c')]);
+
+    expect(answers).toEqual([true, false]);
+    expect(statuses(outcomes)).toEqual([
+      [1, 'processed', undefined],
+      [2, 'deferred', 'deadline'],
+      [3, 'deferred', 'deadline'],
     ]);
   });
 
