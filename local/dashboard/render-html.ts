@@ -33,8 +33,8 @@ const COLORS = [
   '#17becf',
 ];
 
-/** Pixels per grid row; CloudWatch's rows are about this tall. */
-const ROW_PX = 38;
+/** Pixels per grid row; CloudWatch's rows are about this tall. The browser test sizes its screenshot by it. */
+export const ROW_PX = 38;
 
 export function renderDashboardHtml(page: DashboardPage): string {
   const rows = Math.max(0, ...page.widgets.map((w) => w.y + w.height));

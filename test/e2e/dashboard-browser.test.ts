@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
 import type { DashboardWidget } from '../../local/dashboard/dashboard-body.js';
+import { ROW_PX } from '../../local/dashboard/render-html.js';
 import { synthesizeSampleDashboard } from '../../local/dashboard/sample-dashboard.js';
 import { DEFAULT_DEMO_OPTIONS } from '../../local/demo/demo-options.js';
 import { DEMO_CONSUMER_NAME, type DemoResult, runDemo } from '../../local/demo/run-demo.js';
@@ -92,7 +93,7 @@ describe.skipIf(skipBrowserTests)('the local dashboard in headless Chromium', ()
         kind: 'screenshot',
         path: SCREENSHOT_PATH,
         width: 1400,
-        height: rows * 38 + 200,
+        height: rows * ROW_PX + 200,
       }),
     ]);
     drawn = drawnWidgets(dom);
