@@ -37,15 +37,21 @@ export function consumerSettingsOf(
 /**
  * Whether a record of this Kafka timestamp may have been applied with a dedup row that has expired since:
  * a row written when it was applied expires at apply time + TTL, and apply time ≥ the record's timestamp,
- * so before timestamp + TTL the row of an applied record is still there. After it, "no dedup row" does not
- * prove "never applied", and a replay could apply it twice.
+ * so before timestamp + TTL the row of an applied record is still there.
+ * After it, "no dedup row" does not prove "never applied", and a replay could apply it twice. A record
+ * without a usable timestamp (missing, not a number, not an integer) proves nothing either: it counts
+ * as past the window.
  */
-export function pastDedupWindow(timestampMs: number, settings: ConsumerSettings, nowMs: number): boolean {
-  return timestampMs < nowMs - settings.dedupTtlSeconds * 1_000;
+export function pastDedupWindow(timestampMs: unknown, settings: ConsumerSettings, nowMs: number): boolean {
+  if (!Number.isSafeInteger(timestampMs)) return true;
+  return (timestampMs as number) < nowMs - settings.dedupTtlSeconds * 1_000;
 }
 
 /** The refusal's detail, one line for the table. */
-export function pastDedupWindowDetail(timestampMs: number, settings: ConsumerSettings): string {
+export function pastDedupWindowDetail(timestampMs: unknown, settings: ConsumerSettings): string {
   const days = +(settings.dedupTtlSeconds / 86_400).toFixed(2);
-  return `its timestamp ${new Date(timestampMs).toISOString()} is older than the dedup window (${days} d, ${settings.source}): its dedup row may have expired, so it may be applied twice; not sent (--past-dedup-window sends it)`;
+  const age = Number.isSafeInteger(timestampMs)
+    ? `its timestamp ${new Date(timestampMs as number).toISOString()} is older than the dedup window (${days} d, ${settings.source})`
+    : `it has no usable timestamp (${timestampMs === undefined || timestampMs === null ? 'none' : `a ${typeof timestampMs} that is not a whole number of ms`}), so it cannot be placed in the dedup window (${days} d, ${settings.source})`;
+  return `${age}: its dedup row may have expired, so it may be applied twice; not sent (--past-dedup-window sends it)`;
 }

@@ -173,7 +173,8 @@ export async function replayRow(
   // The record was quarantined, so never applied under its coordinates; but a redelivered copy (after
   // a fix) or a producer's retry under its key may have been, and that dedup row expires: past the
   // window a replay could apply the event twice (docs/operate.md#replay).
-  const timestampMs = row.record.timestamp ?? 0;
+  // No timestamp places it nowhere in the window: pastDedupWindow counts it as past.
+  const timestampMs = row.record.timestamp;
   if (!options.pastDedupWindow && pastDedupWindow(timestampMs, options.settings, options.nowMs())) {
     const detail = pastDedupWindowDetail(timestampMs, options.settings);
     return { id, outcome: 'past-dedup-window', detail, ...keyed };

@@ -89,7 +89,7 @@ function listedRow(row: QuarantineRow, settings: ConsumerSettings, nowMs: number
     replayAttempts: row.replayAttempts,
     replaying: row.parked,
     /** Older than the dedup window: replay sends it only with --past-dedup-window. */
-    pastDedupWindow: pastDedupWindow(row.record.timestamp ?? 0, settings, nowMs),
+    pastDedupWindow: pastDedupWindow(row.record.timestamp, settings, nowMs),
   };
 }
 

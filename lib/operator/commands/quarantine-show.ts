@@ -36,7 +36,7 @@ export async function quarantineShow(argv: readonly string[], io: OperatorIo): P
   }
   // The shell's window: show invokes nothing, so it reads no function (docs/operate.md#the-dedup-window).
   const settings = consumerSettingsOf(process.env, "this shell's environment");
-  const past = pastDedupWindow(row.record.timestamp ?? 0, settings, io.nowMs());
+  const past = pastDedupWindow(row.record.timestamp, settings, io.nowMs());
   io.print(showText(row, record, past));
   return 0;
 }

@@ -4,7 +4,7 @@
  * row may have expired: docs/operate.md#failed-batches), and a partition that stopped in one batch stays
  * stopped for the later batches of the same run.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -27,17 +27,10 @@ interface Replayed {
     records: { partition: string; offset: number; outcome: string; detail: string }[];
   }[];
 }
-const replayAt = async (nowMs: number, ...argv: string[]): Promise<Replayed> => {
-  const argvAll = [
-    'failed-batches',
-    'replay',
-    '--all',
-    '--handler',
-    FLAKY_HANDLER,
-    '--json',
-    '--dir',
-    folder,
-  ];
+const replayAt = async (nowMs: number, ...argv: string[]): Promise<Replayed> =>
+  replayFolderAt(folder, nowMs, ...argv);
+const replayFolderAt = async (dir: string, nowMs: number, ...argv: string[]): Promise<Replayed> => {
+  const argvAll = ['failed-batches', 'replay', '--all', '--handler', FLAKY_HANDLER, '--json', '--dir', dir];
   const result = await operator(tables, endpoint, [...argvAll, ...argv], undefined, () => nowMs);
   return { code: result.code, batches: JSON.parse(result.out).batches };
 };
@@ -166,5 +159,56 @@ describe("a partition's stop", () => {
     expect(await appliedCount('a-3')).toBeUndefined();
     expect(await appliedCount('a-4')).toBeUndefined();
     expect(await appliedCount('a-1')).toBe(1);
+  });
+});
+
+describe('a record without a usable timestamp', () => {
+  // A record the window cannot place (no timestamp, or not a number) cannot be proven unapplied: it is
+  // past the window (lib/operator/consumer-settings.ts, pastDedupWindow), whatever the clock says.
+  it('is not sent: past-dedup-window, nothing applied', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'on-failure-untimed-'));
+    try {
+      const order = (partition: number, eventId: string, timestamp?: unknown) => ({
+        topic: 'orders',
+        partition,
+        offset: 0,
+        ...(timestamp === undefined ? {} : { timestamp }),
+        timestampType: 'CREATE_TIME',
+        key: null,
+        value: Buffer.from(JSON.stringify({ event_id: eventId, amount: 5 })).toString('base64'),
+        headers: [],
+      });
+      const event = {
+        eventSource: 'aws:kafka',
+        eventSourceArn: 'arn:aws:kafka:us-east-1:000000000000:cluster/demo/abc',
+        bootstrapServers: 'b-1.demo:9098',
+        records: { 'orders-2': [order(2, 'c-1')], 'orders-3': [order(3, 'd-1', '2020-01-01T00:00:00Z')] },
+      };
+      const key = 'aws/lambda/6f1c2a3b/orders-2/2026/11/30/2026-11-30T22.00.00-0b7e4a3c-untimed';
+      await mkdir(join(dir, ...key.split('/').slice(0, -1)), { recursive: true });
+      await writeFile(
+        join(dir, ...key.split('/')),
+        JSON.stringify({
+          requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 2 },
+          responseContext: { statusCode: 200, functionError: 'Unhandled' },
+          timestamp: new Date().toISOString(),
+          KafkaBatchInfo: { payloadSize: 100 },
+          payload: JSON.stringify(event),
+        }),
+      );
+      const replayed = await replayFolderAt(dir, Date.now());
+      expect(replayed.code).toBe(1);
+      expect(outcomes(replayed)).toEqual({
+        'orders-2@0': 'past-dedup-window',
+        'orders-3@0': 'past-dedup-window',
+      });
+      const details = replayed.batches.flatMap((batch) => batch.records.map((record) => record.detail));
+      expect(details[0]).toMatch(/^it has no usable timestamp \(none\)/);
+      expect(details[1]).toMatch(/^it has no usable timestamp \(a string/);
+      expect(await appliedCount('c-1')).toBeUndefined();
+      expect(await appliedCount('d-1')).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
