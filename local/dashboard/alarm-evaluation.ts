@@ -1,14 +1,22 @@
 /**
- * The template's alarms, evaluated over a local run as CloudWatch evaluates them: at each instant, the
+ * The template's alarms, evaluated over a local run as CloudWatch evaluates them: at each evaluation, the
  * last `EvaluationPeriods` periods of `Period` seconds each give one datapoint (the statistic, or the metric
  * math over the metrics' datapoints); the alarm is in ALARM when `DatapointsToAlarm` of them breach the
  * threshold, missing datapoints counting as `TreatMissingData` says.
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/AlarmThatSendsEmail.html#alarm-evaluation
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html
  *
- * A run lasts seconds and a period minutes, so the latest period is still filling while the run goes:
- * the alarm is evaluated every second over the data so far (CloudWatch does so about once a minute, so it
- * would say it up to a minute later). Periods end at the evaluation instant.
+ * Where the periods fall is the alarm's `EvaluationWindow`
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-evaluation-window.html):
+ * - `SlidingWindow`, the default and what the sample stack's alarms use: "the window advances each time
+ *   the alarm is evaluated", so the periods end at the evaluation. A run lasts seconds and a period minutes,
+ *   so the latest period is still filling while the run goes: it is evaluated every second over the data
+ *   so far (CloudWatch evaluates about once a minute, so it would say it up to a minute later). A run that
+ *   crosses a 5-minute mark is not split: some window holds all of it, as in CloudWatch.
+ * - `WallClockWindow`: the periods are aligned to the clock, starting at floor(t / period) * period (UTC;
+ *   another time zone is refused here), and CloudWatch "evaluates complete, calendar-aligned periods": the
+ *   evaluations are at the period boundaries, up to the first one at or after the run's end (so an alarm
+ *   can fire after the run), and a sum split by a boundary is two datapoints.
  */
 import type { MetricLookup } from './local-metrics.js';
 import { evaluateMath } from './metric-math.js';
@@ -73,14 +81,11 @@ function evaluateAlarm(
   const periodMs = alarm.periodSeconds * 1_000;
   let state: AlarmState = 'INSUFFICIENT_DATA';
   let firedAtMs: number | undefined;
-  for (let at = run.startMs + stepMs; at < run.endMs + stepMs; at += stepMs) {
-    const instant = Math.min(at, run.endMs);
+  for (const { instant, newestEndMs } of evaluationInstants(alarm, run, stepMs)) {
     // One period more than evaluated, so that RATE has a datapoint before the first one evaluated.
     const periods = alarm.evaluationPeriods + 1;
     const windows: Window[] = Array.from({ length: periods }, (_, index) => {
-      const periodsBack = periods - index;
-      // (start, end]: the newest period ends with the instant, its samples included.
-      const endMs = instant - (periodsBack - 1) * periodMs + 1;
+      const endMs = newestEndMs - (periods - index - 1) * periodMs;
       return { startMs: endMs - periodMs, endMs };
     });
     const inputs = Object.fromEntries(
@@ -92,6 +97,30 @@ function evaluateAlarm(
     state = next;
   }
   return { alarm, kind: 'evaluated', state, firedAtMs };
+}
+
+/** When the alarm is evaluated during the run, and where (exclusive) its newest period ends then. */
+export function evaluationInstants(
+  alarm: Pick<TemplateAlarm, 'periodSeconds' | 'evaluationWindow'>,
+  run: RunSpan,
+  stepMs = 1_000,
+): { instant: number; newestEndMs: number }[] {
+  const instants: { instant: number; newestEndMs: number }[] = [];
+  if (alarm.evaluationWindow === 'wall-clock') {
+    const periodMs = alarm.periodSeconds * 1_000;
+    // The boundary after the run's first sample, through the one that completes the run's last period.
+    const first = (Math.floor(run.startMs / periodMs) + 1) * periodMs;
+    for (let boundary = first; boundary < run.endMs + periodMs; boundary += periodMs) {
+      instants.push({ instant: boundary, newestEndMs: boundary });
+    }
+    return instants;
+  }
+  for (let at = run.startMs + stepMs; at < run.endMs + stepMs; at += stepMs) {
+    const instant = Math.min(at, run.endMs);
+    // (start, end]: the newest period ends with the instant, its samples included.
+    instants.push({ instant, newestEndMs: instant + 1 });
+  }
+  return instants;
 }
 
 function stateOf(

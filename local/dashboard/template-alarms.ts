@@ -23,6 +23,11 @@ export interface TemplateAlarm {
   readonly evaluationPeriods: number;
   readonly datapointsToAlarm: number;
   readonly treatMissingData: 'breaching' | 'notBreaching' | 'ignore' | 'missing';
+  /**
+   * `EvaluationWindow`: `sliding` (the default) or `wall-clock` (periods aligned to UTC's clock).
+   * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-evaluation-window.html
+   */
+  readonly evaluationWindow: 'sliding' | 'wall-clock';
   /** Metric math whose ids are the keys of `metrics`; a single-metric alarm reads its one metric as `m`. */
   readonly expression: string;
   readonly metrics: Readonly<Record<string, MetricQuery>>;
@@ -40,6 +45,7 @@ interface AlarmProperties {
   EvaluationPeriods: number;
   DatapointsToAlarm?: number;
   TreatMissingData?: TemplateAlarm['treatMissingData'];
+  EvaluationWindow?: { SlidingWindow?: unknown; WallClockWindow?: { Timezone?: string } };
   Metrics?: {
     Id: string;
     Expression?: string;
@@ -71,6 +77,7 @@ export function templateAlarms(
         datapointsToAlarm: p.DatapointsToAlarm ?? p.EvaluationPeriods,
         // CloudFormation's default. https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-missing-data.html
         treatMissingData: p.TreatMissingData ?? 'missing',
+        evaluationWindow: evaluationWindowOf(logicalId, p.EvaluationWindow),
       };
       if (p.Metrics === undefined) {
         return {
@@ -110,4 +117,18 @@ export function templateAlarms(
 
 function dimensionsOf(dimensions: { Name: string; Value: unknown }[] | undefined): Record<string, string> {
   return Object.fromEntries((dimensions ?? []).map((d) => [d.Name, resolvePlaceholders(d.Value)]));
+}
+
+function evaluationWindowOf(
+  logicalId: string,
+  window: AlarmProperties['EvaluationWindow'],
+): TemplateAlarm['evaluationWindow'] {
+  const wallClock = window?.WallClockWindow;
+  if (wallClock === undefined) return 'sliding';
+  const zone = wallClock.Timezone;
+  // A time zone moves the boundaries of hour and day periods (and of shorter ones by its offset).
+  if (zone !== undefined && zone !== 'UTC') {
+    throw new Error(`alarm ${logicalId}: a wall clock window in ${zone} is not evaluated locally (UTC only)`);
+  }
+  return 'wall-clock';
 }

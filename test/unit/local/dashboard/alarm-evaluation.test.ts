@@ -3,7 +3,11 @@ import { evaluateAlarms } from '../../../../local/dashboard/alarm-evaluation.js'
 import type { MetricLookup } from '../../../../local/dashboard/local-metrics.js';
 import { evaluateMath } from '../../../../local/dashboard/metric-math.js';
 import type { Sample } from '../../../../local/dashboard/statistics.js';
-import type { MetricQuery, TemplateAlarm } from '../../../../local/dashboard/template-alarms.js';
+import {
+  type MetricQuery,
+  type TemplateAlarm,
+  templateAlarms,
+} from '../../../../local/dashboard/template-alarms.js';
 
 const START = 1_000_000;
 const RUN = { startMs: START, endMs: START + 10_000 };
@@ -25,6 +29,7 @@ function alarm(overrides: Partial<TemplateAlarm>): TemplateAlarm {
     evaluationPeriods: 1,
     datapointsToAlarm: 1,
     treatMissingData: 'notBreaching',
+    evaluationWindow: 'sliding',
     expression: 'm',
     metrics: { m: metric('Quarantined') },
     ...overrides,
@@ -121,6 +126,89 @@ describe('evaluateAlarms', () => {
   });
 });
 
+describe('evaluateAlarms: where the periods fall', () => {
+  // 1_200_000 ms is a 5-minute boundary of the epoch (4 × 300 s); this run crosses it 5 s in.
+  const CROSSING = { startMs: 1_195_000, endMs: 1_205_000 };
+  const at = (msIntoRun: number, value: number): [number, number] => [
+    CROSSING.startMs + msIntoRun - START,
+    value,
+  ];
+  const splitSum = lookup({ Quarantined: [at(2_000, 2), at(7_000, 2)] });
+
+  it('a wall clock window splits a sum crossing a 5-minute boundary into two datapoints: 2 and 2 stay below 3', () => {
+    const [evaluation] = evaluateAlarms(
+      [alarm({ threshold: 3, evaluationWindow: 'wall-clock' })],
+      splitSum,
+      CROSSING,
+    );
+    expect(evaluation).toMatchObject({ kind: 'evaluated', state: 'OK', firedAtMs: undefined });
+  });
+
+  it('a sliding window (the default) holds the whole run: 4 reaches 3 in the second the second sample comes', () => {
+    const [evaluation] = evaluateAlarms([alarm({ threshold: 3 })], splitSum, CROSSING);
+    expect(evaluation).toMatchObject({ kind: 'evaluated', state: 'ALARM', firedAtMs: 7_000 });
+  });
+
+  it('a wall clock window judges a complete period at its end: it fires at the boundary, after the run', () => {
+    const before = lookup({ Quarantined: [at(1_000, 2), at(3_000, 2)] });
+    const run = { startMs: CROSSING.startMs, endMs: CROSSING.startMs + 4_000 };
+    const [evaluation] = evaluateAlarms(
+      [alarm({ threshold: 3, evaluationWindow: 'wall-clock' })],
+      before,
+      run,
+    );
+    expect(evaluation).toMatchObject({ state: 'ALARM', firedAtMs: 5_000 });
+  });
+});
+
+describe('evaluateAlarms: treat missing data, and the comparisons', () => {
+  const stateWith = (overrides: Partial<TemplateAlarm>, samples: [number, number][]) => {
+    const [evaluation] = evaluateAlarms([alarm(overrides)], lookup({ Quarantined: samples }), RUN);
+    return evaluation?.kind === 'evaluated' ? [evaluation.state, evaluation.firedAtMs] : evaluation?.kind;
+  };
+
+  it('with no datapoint: missing is INSUFFICIENT_DATA, notBreaching OK, breaching ALARM, ignore keeps the state', () => {
+    expect(stateWith({ treatMissingData: 'missing' }, [])).toEqual(['INSUFFICIENT_DATA', undefined]);
+    expect(stateWith({ treatMissingData: 'notBreaching' }, [])).toEqual(['OK', undefined]);
+    expect(stateWith({ treatMissingData: 'breaching' }, [])).toEqual(['ALARM', 1_000]);
+    expect(stateWith({ treatMissingData: 'ignore' }, [])).toEqual(['INSUFFICIENT_DATA', undefined]);
+    // ignore: 1-second periods, a breach at 1.5 s, then nothing: the alarm stays in ALARM.
+    expect(stateWith({ treatMissingData: 'ignore', periodSeconds: 1 }, [[1_500, 1]])).toEqual([
+      'ALARM',
+      2_000,
+    ]);
+    expect(stateWith({ treatMissingData: 'notBreaching', periodSeconds: 1 }, [[1_500, 1]])).toEqual([
+      'OK',
+      2_000,
+    ]);
+  });
+
+  it('with some datapoints missing, breaching counts them toward datapoints to alarm and the others do not', () => {
+    // 2 of 3 one-second periods; one breaching datapoint, then two missing ones.
+    const twoOfThree = { periodSeconds: 1, evaluationPeriods: 3, datapointsToAlarm: 2 };
+    const once: [number, number][] = [[1_500, 1]];
+    expect(stateWith({ ...twoOfThree, treatMissingData: 'breaching' }, once)).toEqual(['ALARM', 1_000]);
+    expect(stateWith({ ...twoOfThree, treatMissingData: 'notBreaching' }, once)).toEqual(['OK', undefined]);
+    expect(stateWith({ ...twoOfThree, treatMissingData: 'missing' }, once)).toEqual([
+      'INSUFFICIENT_DATA',
+      undefined,
+    ]);
+  });
+
+  it('compares with >, <, <= and >= as the comparison operator says, and refuses one it does not know', () => {
+    const sum2: [number, number][] = [[500, 2]];
+    const fired = (comparison: string, threshold: number) => stateWith({ comparison, threshold }, sum2)?.[0];
+    expect(fired('GreaterThanThreshold', 2)).toBe('OK');
+    expect(fired('GreaterThanThreshold', 1)).toBe('ALARM');
+    expect(fired('GreaterThanOrEqualToThreshold', 2)).toBe('ALARM');
+    expect(fired('LessThanThreshold', 2)).toBe('OK');
+    expect(fired('LessThanThreshold', 3)).toBe('ALARM');
+    expect(fired('LessThanOrEqualToThreshold', 2)).toBe('ALARM');
+    expect(fired('LessThanOrEqualToThreshold', 1)).toBe('OK');
+    expect(() => fired('LessThanLowerOrGreaterThanUpperThreshold', 1)).toThrow(/not supported locally/);
+  });
+});
+
 describe('evaluateMath', () => {
   it('keeps a missing datapoint missing through arithmetic, and FILL replaces it', () => {
     expect(evaluateMath('a + b * 2', { a: [1, undefined, 3], b: [1, 1, undefined] }, 60)).toEqual([
@@ -133,5 +221,33 @@ describe('evaluateMath', () => {
 
   it('gives RATE per second between consecutive datapoints', () => {
     expect(evaluateMath('RATE(a)', { a: [0, 600, 300] }, 300)).toEqual([undefined, 2, -1]);
+  });
+});
+
+describe('templateAlarms: the evaluation window', () => {
+  const resource = (extra: Record<string, unknown>) => ({
+    A: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        Namespace: 'MskInbox',
+        MetricName: 'Quarantined',
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        ...extra,
+      },
+    },
+  });
+
+  it('is sliding unless the template asks for a wall clock window, in UTC only', () => {
+    expect(templateAlarms(resource({}))[0]?.evaluationWindow).toBe('sliding');
+    expect(templateAlarms(resource({ EvaluationWindow: { WallClockWindow: {} } }))[0]?.evaluationWindow).toBe(
+      'wall-clock',
+    );
+    expect(() =>
+      templateAlarms(resource({ EvaluationWindow: { WallClockWindow: { Timezone: 'Europe/Paris' } } })),
+    ).toThrow(/UTC only/);
   });
 });
