@@ -45,7 +45,8 @@ export interface DynamoDbInboxStoreOptions {
 
 /**
  * A row is free to take when absent, expired, or IN_PROGRESS under an expired lease. Expired rows must be
- * matched explicitly: TTL deletion is lazy and expired items still show up in conditions.
+ * matched explicitly: TTL deletion is lazy and expired items still show up in conditions. `expires_at <
+ * :nowSeconds` is isExpired (inbox-item.ts) as a condition: readers of a row judge it by that predicate.
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html
  */
 const CLAIMABLE =

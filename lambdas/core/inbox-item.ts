@@ -40,6 +40,17 @@ export const QUARANTINE_INDEX = {
   sortKey: INBOX_ATTRIBUTES.quarantinedAt,
 } as const;
 
+/**
+ * Whether a dedup row counts as absent: its `expires_at` (epoch seconds) is before now. TTL deletion is
+ * lazy, so an expired row can still be read; the claim condition (dynamodb-inbox-store.ts, CLAIMABLE:
+ * `expires_at < :nowSeconds`) takes it as free, and so must anyone who reads a row to judge it
+ * (docs/design.md#the-claim-condition).
+ */
+export function isExpired(row: Readonly<Record<string, unknown>>, nowSeconds: number): boolean {
+  const expiresAt = row[INBOX_ATTRIBUTES.expiresAt];
+  return typeof expiresAt === 'number' && expiresAt < nowSeconds;
+}
+
 /** Kafka's default retention: redeliveries can come that late, so the dedup window defaults to it. */
 export const DEFAULT_DEDUP_TTL_SECONDS = 604_800;
 

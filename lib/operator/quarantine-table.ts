@@ -16,6 +16,7 @@ import {
   consumerRowPrefix,
   dedupRowKey,
   INBOX_STATUS,
+  isExpired,
   QUARANTINE_INDEX,
   quarantineRowKey,
 } from '../../lambdas/core/inbox-item.js';
@@ -155,6 +156,20 @@ export async function dedupRow(
   dedupKey: string,
 ): Promise<Record<string, unknown> | undefined> {
   return getItem(target, dedupRowKey(target.consumer, dedupKey));
+}
+
+/**
+ * The dedup row as the consumer sees it at `nowMs`: an expired row (isExpired, the claim condition's own
+ * test) is absent to it, though DynamoDB's TTL deletes it only later, so a record under its key would be
+ * applied again (docs/design.md#the-claim-condition).
+ */
+export async function liveDedupRow(
+  target: QuarantineTarget,
+  dedupKey: string,
+  nowMs: number,
+): Promise<Record<string, unknown> | undefined> {
+  const row = await dedupRow(target, dedupKey);
+  return row === undefined || isExpired(row, Math.floor(nowMs / 1_000)) ? undefined : row;
 }
 
 /** The condition that the row is still as `row` was read: same status, same replay count. */

@@ -22,8 +22,8 @@ import type { KafkaEvent } from '../../lambdas/core/kafka-event.js';
 import { type ConsumerSettings, pastDedupWindow, pastDedupWindowDetail } from './consumer-settings.js';
 import type { Invoke } from './local-handler.js';
 import {
-  dedupRow,
   getItem,
+  liveDedupRow,
   OPERATOR_ATTRIBUTES as O,
   OPERATOR_STATUS,
   outOfIndex,
@@ -96,13 +96,15 @@ export interface DedupState {
   readonly firstSeenAt: string | undefined;
 }
 
+/** An expired dedup row reads as none: the consumer would take its key as free (liveDedupRow). */
 export async function readDedupState(
   target: QuarantineTarget,
   record: DecodedRecord,
   policy: DedupKeyPolicy,
+  nowMs: number,
 ): Promise<DedupState> {
   const dedupKey = dedupKeyOf(record, policy);
-  const before = dedupKey === undefined ? undefined : await dedupRow(target, dedupKey);
+  const before = dedupKey === undefined ? undefined : await liveDedupRow(target, dedupKey, nowMs);
   return {
     dedupKey,
     appliedBefore: before?.[A.status] === INBOX_STATUS.completed,
@@ -126,6 +128,7 @@ export async function sendAndJudge(
   sent: { readonly coordinates: string; readonly event: KafkaEvent },
   state: DedupState,
   invoke: Invoke,
+  nowMs: () => number,
 ): Promise<Judgement> {
   const quarantineKey = quarantineRowKey(target.consumer, sent.coordinates);
   const quarantinedBefore = await getItem(target, quarantineKey);
@@ -153,7 +156,8 @@ export async function sendAndJudge(
       detail: 'acked by the consumer: applied, a duplicate or skipped; the tool cannot derive its key here',
     };
   }
-  const after = await dedupRow(target, state.dedupKey);
+  // An expired row left from before (the consumer skipped the record) is not this replay's doing.
+  const after = await liveDedupRow(target, state.dedupKey, nowMs());
   return after?.[A.status] === INBOX_STATUS.completed
     ? { outcome: 'applied', detail: 'applied' }
     : { outcome: 'skipped', detail: 'acked without an inbox row: the consumer skips it' };
@@ -168,7 +172,7 @@ export async function replayRow(
   const rebuilt = replayEventOf(id, row.record);
   if (!rebuilt.ok)
     return { id, outcome: 'not-replayable', detail: `cannot be sent as it came: ${rebuilt.why}` };
-  const state = await readDedupState(target, rebuilt.record, options.settings.policy);
+  const state = await readDedupState(target, rebuilt.record, options.settings.policy, options.nowMs());
   const keyed = state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey };
   // The record was quarantined, so never applied under its coordinates; but a redelivered copy (after
   // a fix) or a producer's retry under its key may have been, and that dedup row expires: past the
@@ -186,7 +190,13 @@ export async function replayRow(
   }
   // A row a redelivery wrote under the free key while this one was aside (a replay that stopped half way)
   // is not this invocation's: sendAndJudge does not take it for the outcome, which overwrites it below.
-  const judged = await sendAndJudge(target, { coordinates: id, event: rebuilt.event }, state, options.invoke);
+  const judged = await sendAndJudge(
+    target,
+    { coordinates: id, event: rebuilt.event },
+    state,
+    options.invoke,
+    options.nowMs,
+  );
   const replay = {
     [O.replayedAt]: options.nowMs(),
     [O.replayAttempts]: row.replayAttempts + 1,

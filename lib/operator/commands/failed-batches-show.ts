@@ -1,5 +1,10 @@
 /** `msk-inbox failed-batches show ID`: one failed batch, each record decoded, and what the inbox has of it. */
-import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import {
+  INBOX_ATTRIBUTES as A,
+  INBOX_STATUS,
+  isExpired,
+  quarantineRowKey,
+} from '../../../lambdas/core/inbox-item.js';
 import { quarantineKeyOf } from '../../../lambdas/core/quarantine-row.js';
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
@@ -130,7 +135,7 @@ async function inboxView(
         ...readableRecord(storedRecordOf(record)),
         coordinates,
         dedupKey: dedupKey ?? null,
-        inbox: inboxText(row, quarantined),
+        inbox: inboxText(row, quarantined, nowMs),
         pastDedupWindow: pastDedupWindow(record.timestamp, settings, nowMs),
       });
     }
@@ -141,7 +146,12 @@ async function inboxView(
 function inboxText(
   row: Record<string, unknown> | undefined,
   quarantined: Record<string, unknown> | undefined,
+  nowMs: number,
 ): string {
+  // Expired, the row is absent to the consumer (isExpired, its claim condition's test): a replay applies it.
+  if (row !== undefined && isExpired(row, Math.floor(nowMs / 1_000))) {
+    return `dedup row expired (first seen at ${String(row[A.source])}): the consumer would apply it again`;
+  }
   if (row?.[A.status] === INBOX_STATUS.completed) return `applied (first seen at ${String(row[A.source])})`;
   if (row?.[A.status] === INBOX_STATUS.inProgress) return 'in progress (another attempt holds its lease)';
   if (quarantined !== undefined) {

@@ -83,7 +83,7 @@ async function replayOne(
   const rebuilt = oneRecordEvent(batch.envelope, partitionKey, record);
   if (!rebuilt.ok) return { ...at, outcome: 'not-replayable', detail: `cannot be sent: ${rebuilt.why}` };
   const coordinates = quarantineKeyOf(rebuilt.record);
-  const state = await readDedupState(target, rebuilt.record, options.settings.policy);
+  const state = await readDedupState(target, rebuilt.record, options.settings.policy, options.nowMs());
   const keyed = { ...at, ...(state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey }) };
   // A record in the quarantine already is the quarantine's to replay: sent here, the engine would find
   // its row taken and leave no trace of the outcome (it writes quarantine rows only where none is).
@@ -99,7 +99,13 @@ async function replayOne(
     };
   }
   if (options.dryRun) return { ...keyed, outcome: 'would-replay', detail: dryRunDetail(state) };
-  const judged = await sendAndJudge(target, { coordinates, event: rebuilt.event }, state, options.invoke);
+  const judged = await sendAndJudge(
+    target,
+    { coordinates, event: rebuilt.event },
+    state,
+    options.invoke,
+    options.nowMs,
+  );
   return { ...keyed, outcome: judged.outcome, detail: judged.detail };
 }
 

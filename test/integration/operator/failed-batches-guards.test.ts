@@ -8,10 +8,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { fillOnFailureFolder } from './fixtures/on-failure-folder.js';
-import { deliver, operator, useConsumerEnvironment } from './operator-harness.js';
+import { CONSUMER, deliver, operator, useConsumerEnvironment } from './operator-harness.js';
 
 const FLAKY_HANDLER = join(import.meta.dirname, 'fixtures', 'flaky-orders-handler.ts');
 const DAY_MS = 86_400_000;
@@ -121,13 +122,22 @@ describe('past the dedup window', () => {
     }
   });
 
-  it('sends them with --past-dedup-window: a-1 is still a duplicate while its dedup row is there', async () => {
+  it('sends them with --past-dedup-window: a-1, its dedup row expired, is not a provable duplicate', async () => {
     const replayed = await replayAt(aged, '--past-dedup-window', '--dry-run');
     // Found by its coordinates: which partition's batch was given up first depends on the pollers' timing.
     const a1 = replayed.batches
       .flatMap((batch) => batch.records)
       .find((record) => record.partition === 'orders-0' && record.offset === 0);
-    expect(a1).toMatchObject({
+    // Its row is still in the table (TTL deletes lazily) but expired 7 days after it was written: the
+    // consumer takes its key as free (the claim condition, docs/design.md#the-claim-condition), so the
+    // record would be applied again, not acked as a duplicate.
+    expect(await tables.get(tables.inboxTableName, dedupRowKey(CONSUMER, 'a-1'))).toBeDefined();
+    expect(a1).toMatchObject({ outcome: 'would-replay', detail: 'would be sent' });
+    const fresh = await replayAt(Date.now(), '--dry-run');
+    const a1Now = fresh.batches
+      .flatMap((batch) => batch.records)
+      .find((record) => record.partition === 'orders-0' && record.offset === 0);
+    expect(a1Now).toMatchObject({
       outcome: 'would-replay',
       detail: 'its key is applied already: it would be a duplicate',
     });
