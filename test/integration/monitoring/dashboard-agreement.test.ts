@@ -261,7 +261,7 @@ describe('the dashboard and the alarms against the EMF the handler writes', () =
     expect([...undrawn]).toEqual([]);
   });
 
-  it("names the mapping's and the function's AWS/Lambda metrics with the dimensions docs/deploy.md assumes", () => {
+  it("reads each AWS/Lambda metric with the dimension docs/deploy.md's table states for it, naming the one mapping or function", () => {
     // Not producible here. Assumed (AWS's metrics reference names no dimensions for them): the mapping's
     // metrics by EventSourceMappingUUID, the function's (OffsetLag, Invocations, Errors, Duration...) by
     // FunctionName. https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html
@@ -271,17 +271,46 @@ describe('the dashboard and the alarms against the EMF the handler writes', () =
       expect(found).toHaveLength(1);
       return refPlaceholder(found[0] as string);
     };
-    const assumed: Record<string, string>[] = [
-      { EventSourceMappingUUID: only('AWS::Lambda::EventSourceMapping') },
-      { FunctionName: only('AWS::Lambda::Function') },
-    ];
+    const resourceOf: Record<string, string> = {
+      EventSourceMappingUUID: only('AWS::Lambda::EventSourceMapping'),
+      FunctionName: only('AWS::Lambda::Function'),
+    };
+    const stated = deployMdLambdaDimensions();
     const lambdaMetrics = referencedMetrics(dashboard).filter((m) => m.namespace === 'AWS/Lambda');
     expect(lambdaMetrics.length).toBeGreaterThan(0);
-    const otherwise = lambdaMetrics
-      .filter((m) => !assumed.some((dimensions) => sameDimensions(m.dimensions, dimensions)))
-      .map((m) => `${describeKey(m)} (${m.where})`);
+    const otherwise = lambdaMetrics.flatMap((m) => {
+      const dimension = stated.get(m.name);
+      if (dimension === undefined) return [`${m.name} (${m.where}) is not in docs/deploy.md's table`];
+      const expected = { [dimension]: resourceOf[dimension] ?? `an unknown dimension ${dimension}` };
+      return sameDimensions(m.dimensions, expected)
+        ? []
+        : [`${describeKey(m)} (${m.where}): docs/deploy.md states ${JSON.stringify(expected)}`];
+    });
     expect(otherwise).toEqual([]);
-    const deployMd = readFileSync(join(PROJECT_ROOT, 'docs', 'deploy.md'), 'utf8');
-    for (const dimension of ['EventSourceMappingUUID', 'FunctionName']) expect(deployMd).toContain(dimension);
+    // And the table names no metric the dashboard does not read.
+    const read = new Set(lambdaMetrics.map((m) => m.name));
+    expect([...stated.keys()].filter((name) => !read.has(name))).toEqual([]);
   });
 });
+
+/**
+ * docs/deploy.md's table of the AWS/Lambda metrics the dashboard reads, under "## The dashboard": each row
+ * lists metrics in backticks, then the one dimension they are read with.
+ */
+function deployMdLambdaDimensions(): Map<string, string> {
+  const deployMd = readFileSync(join(PROJECT_ROOT, 'docs', 'deploy.md'), 'utf8');
+  const section = deployMd.slice(deployMd.indexOf('## The dashboard'));
+  const table = section.slice(section.indexOf('| `AWS/Lambda` metrics | dimension |'));
+  const rows = table.split('\n').slice(2);
+  const stated = new Map<string, string>();
+  for (const row of rows) {
+    const cells = /^\|(.*)\|\s*`(\w+)`\s*\|$/.exec(row.trim());
+    if (!cells) break;
+    for (const [, name = ''] of (cells[1] ?? '').matchAll(/`(\w+)`/g)) {
+      expect(stated.has(name), `${name} twice in docs/deploy.md's table`).toBe(false);
+      stated.set(name, cells[2] ?? '');
+    }
+  }
+  expect(stated.size).toBeGreaterThan(0);
+  return stated;
+}
