@@ -35,23 +35,31 @@ export function consumerSettingsOf(
 }
 
 /**
+ * How much earlier than a record's timestamp it may have been applied (docs/operate.md#the-dedup-window):
+ * with CreateTime timestamps a producer whose clock runs ahead stamps a record later than the consumer
+ * applied it, and this machine's clock may run ahead of the function's. The window ends this much sooner.
+ * An hour covers clocks that are wrong by minutes, not ones that are days off.
+ */
+export const CLOCK_SKEW_MARGIN_MS = 3_600_000;
+
+/**
  * Whether a record of this Kafka timestamp may have been applied with a dedup row that has expired since:
- * a row written when it was applied expires at apply time + TTL, and apply time ≥ the record's timestamp,
- * so before timestamp + TTL the row of an applied record is still there.
+ * a row written when it was applied expires at apply time + TTL, and apply time ≥ the record's timestamp
+ * less the skew margin, so before timestamp − margin + TTL the row of an applied record is still there.
  * After it, "no dedup row" does not prove "never applied", and a replay could apply it twice. A record
  * without a usable timestamp (missing, not a number, not an integer) proves nothing either: it counts
  * as past the window.
  */
 export function pastDedupWindow(timestampMs: unknown, settings: ConsumerSettings, nowMs: number): boolean {
   if (!Number.isSafeInteger(timestampMs)) return true;
-  return (timestampMs as number) < nowMs - settings.dedupTtlSeconds * 1_000;
+  return (timestampMs as number) - CLOCK_SKEW_MARGIN_MS < nowMs - settings.dedupTtlSeconds * 1_000;
 }
 
 /** The refusal's detail, one line for the table. */
 export function pastDedupWindowDetail(timestampMs: unknown, settings: ConsumerSettings): string {
   const days = +(settings.dedupTtlSeconds / 86_400).toFixed(2);
   const age = Number.isSafeInteger(timestampMs)
-    ? `its timestamp ${new Date(timestampMs as number).toISOString()} is older than the dedup window (${days} d, ${settings.source})`
+    ? `its timestamp ${new Date(timestampMs as number).toISOString()} is older than the dedup window (${days} d less ${CLOCK_SKEW_MARGIN_MS / 3_600_000} h for clock skew, ${settings.source})`
     : `it has no usable timestamp (${timestampMs === undefined || timestampMs === null ? 'none' : `a ${typeof timestampMs} that is not a whole number of ms`}), so it cannot be placed in the dedup window (${days} d, ${settings.source})`;
   return `${age}: its dedup row may have expired, so it may be applied twice; not sent (--past-dedup-window sends it)`;
 }

@@ -13,7 +13,8 @@
  *   means applied; none means the consumer skipped it. Without a key the tool can derive (a value format
  *   it does not read), the record is acked, and which of the three is not known. All leave the index,
  *   marked RESOLVED.
- * - A record older than the dedup window is not sent without --past-dedup-window (consumer-settings.ts).
+ * - A record older than the dedup window is not sent without --past-dedup-window (consumer-settings.ts),
+ *   nor a payload-conflict record whose first copy's dedup row is gone (docs/operate.md#the-dedup-window).
  */
 import type { DecodedRecord } from '../../lambdas/core/decode-event.js';
 import type { DedupKeyPolicy } from '../../lambdas/core/dedup-key.js';
@@ -74,6 +75,17 @@ export const ACKED_OUTCOMES: readonly string[] = [
   'acked',
 ] satisfies SentOutcome[];
 
+/** The quarantine reason of a record whose key an earlier copy with another payload was applied under (record-settlement.ts). */
+const PAYLOAD_CONFLICT = 'payload-conflict';
+
+function conflictGoneDetail(dedupKey: string | undefined): string {
+  const row =
+    dedupKey === undefined
+      ? 'the tool cannot derive its key, so it cannot see the dedup row of the copy applied first'
+      : `the dedup row of the copy applied first under ${dedupKey} has expired`;
+  return `quarantined as ${PAYLOAD_CONFLICT}: ${row}, so the consumer would apply this one as new (the event twice); not sent (--past-dedup-window sends it)`;
+}
+
 /** What a dry run says of a record it would send. */
 export function dryRunDetail(state: DedupState): string {
   return state.appliedBefore ? 'its key is applied already: it would be a duplicate' : 'would be sent';
@@ -92,6 +104,8 @@ export type Judgement =
 export interface DedupState {
   readonly dedupKey: string | undefined;
   readonly appliedBefore: boolean;
+  /** A live dedup row (any status, not expired) is under the key. */
+  readonly rowBefore: boolean;
   /** Where the applied copy was first seen (`topic-partition@offset`). */
   readonly firstSeenAt: string | undefined;
 }
@@ -108,6 +122,7 @@ export async function readDedupState(
   return {
     dedupKey,
     appliedBefore: before?.[A.status] === INBOX_STATUS.completed,
+    rowBefore: before !== undefined,
     firstSeenAt: before === undefined ? undefined : String(before[A.source] ?? '?'),
   };
 }
@@ -182,6 +197,12 @@ export async function replayRow(
   if (!options.pastDedupWindow && pastDedupWindow(timestampMs, options.settings, options.nowMs())) {
     const detail = pastDedupWindowDetail(timestampMs, options.settings);
     return { id, outcome: 'past-dedup-window', detail, ...keyed };
+  }
+  // A payload-conflict row exists because an earlier copy under the same key was applied; its dedup row
+  // was written then and expires before this record's window ends. Without it the consumer takes the key
+  // as free and applies this copy too: the event twice (docs/operate.md#the-dedup-window).
+  if (!options.pastDedupWindow && row.reason === PAYLOAD_CONFLICT && !state.rowBefore) {
+    return { id, outcome: 'past-dedup-window', detail: conflictGoneDetail(state.dedupKey), ...keyed };
   }
   if (options.dryRun) return { id, outcome: 'would-replay', detail: dryRunDetail(state), ...keyed };
   // A row already aside is a replay that stopped half way: this one finishes it.

@@ -106,7 +106,7 @@ describe('past the dedup window', () => {
       'orders-1@1': 'not-sent',
     });
     expect(replayed.batches[0]?.records[0]?.detail).toMatch(
-      /older than the dedup window \(7 d, this shell's environment\).*--past-dedup-window sends it/,
+      /older than the dedup window \(7 d less 1 h for clock skew, this shell's environment\).*--past-dedup-window sends it/,
     );
     expect(await appliedCount('a-1')).toBe(1);
     expect(await appliedCount('b-1')).toBeUndefined();

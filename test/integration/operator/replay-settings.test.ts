@@ -115,7 +115,7 @@ describe('past the dedup window', () => {
     const { code, result } = await replay('orders-0@32', ...through('ref-consumer'));
     expect(code).toBe(1);
     expect(result?.outcome).toBe('past-dedup-window');
-    expect(result?.detail).toMatch(/\(7 d, function ref-consumer's configuration\)/);
+    expect(result?.detail).toMatch(/\(7 d less 1 h for clock skew, function ref-consumer's configuration\)/);
     expect(await row('orders-0@32')).toEqual(before);
     expect(await appliedCount('r-3')).toBeUndefined();
     const forced = await replay(
