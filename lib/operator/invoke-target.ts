@@ -99,5 +99,29 @@ export async function consumerSettingsFor(values: Values, target: OperatorTarget
       'http://127.0.0.1:9001',
     ),
   });
+  sameConsumer(functionName, environment, target);
   return consumerSettingsOf(environment, `function ${functionName}'s configuration`);
+}
+
+/**
+ * A function that is another consumer's (or writes another table) would ack our records under its own
+ * rows, and ours would be marked RESOLVED with nothing applied: refused before anything is sent. Only the
+ * variables the function has are compared (the handler reads them, docs/operate.md#replay).
+ */
+function sameConsumer(
+  functionName: string,
+  environment: Readonly<Record<string, string | undefined>>,
+  target: OperatorTarget,
+): void {
+  const checks = [
+    ['CONSUMER_NAME', environment.CONSUMER_NAME, '--consumer', target.consumer],
+    ['INBOX_TABLE_NAME', environment.INBOX_TABLE_NAME, '--table', target.tableName],
+  ] as const;
+  for (const [variable, theirs, flag, ours] of checks) {
+    if (theirs !== undefined && theirs !== ours) {
+      throw new UserError(
+        `function ${functionName} has ${variable}=${theirs}, not ${ours} (${flag}): it would ack these records under its own rows; pass the function of consumer ${target.consumer}`,
+      );
+    }
+  }
 }

@@ -59,9 +59,29 @@ beforeAll(async () => {
         'ref-consumer-30d',
         new InProcessFunction(handler, {
           functionName: 'ref-consumer-30d',
-          environment: { ...REF_FUNCTION_ENVIRONMENT, DEDUP_TTL_SECONDS: String(30 * 86_400) },
+          environment: {
+            ...REF_FUNCTION_ENVIRONMENT,
+            DEDUP_TTL_SECONDS: String(30 * 86_400),
+            // Ours: the check that the function is this consumer's passes.
+            CONSUMER_NAME: CONSUMER,
+            INBOX_TABLE_NAME: tables.inboxTableName,
+          },
         }),
       ],
+      // Another consumer's function, and ours writing another table: neither may judge our rows.
+      ...(['payments', 'orders-elsewhere'] as const).map(
+        (name) =>
+          [
+            name,
+            new InProcessFunction(handler, {
+              functionName: name,
+              environment:
+                name === 'payments'
+                  ? { CONSUMER_NAME: 'payments', INBOX_TABLE_NAME: tables.inboxTableName }
+                  : { CONSUMER_NAME: CONSUMER, INBOX_TABLE_NAME: 'other-inbox' },
+            }),
+          ] as const,
+      ),
     ]),
   });
   // The cause is fixed: the consumer now takes these amounts.
@@ -100,6 +120,19 @@ describe("the function's settings", () => {
     expect(await appliedCount('r-2')).toBe(1);
     expect(await row('orders-0@31')).toMatchObject({ status: 'RESOLVED', replay_outcome: 'acked' });
     expect(await row('orders-0@31')).not.toHaveProperty('quarantine_consumer');
+  });
+});
+
+describe("another consumer's function", () => {
+  it('is refused in one line before anything is sent: its CONSUMER_NAME or INBOX_TABLE_NAME is not ours', async () => {
+    const before = await row('orders-0@32');
+    await expect(replay('orders-0@32', ...through('payments'))).rejects.toThrow(
+      `function payments has CONSUMER_NAME=payments, not ${CONSUMER} (--consumer): it would ack these records under its own rows; pass the function of consumer ${CONSUMER}`,
+    );
+    await expect(replay('orders-0@32', ...through('orders-elsewhere'), '--dry-run')).rejects.toThrow(
+      `function orders-elsewhere has INBOX_TABLE_NAME=other-inbox, not ${tables.inboxTableName} (--table)`,
+    );
+    expect(await row('orders-0@32')).toEqual(before);
   });
 });
 
