@@ -95,10 +95,18 @@ export function storedRecordOf(record: KafkaEventRecord): StoredRecord {
   };
 }
 
-/** The dedup key the consumer derives for the record, or why it has none. */
+/**
+ * The dedup key the consumer derives for the record, where the tool can know it; else undefined (the
+ * replay then says `acked`). The tool reads values as JSON only, and a consumer's value format is set in
+ * its code (createInboxConsumer({ valueFormat }), no variable says it): for a value that is not JSON (an
+ * Avro or Protobuf consumer's) the engine may have read a key from the value where the tool would fall
+ * back to coordinates, and a wrong key would judge another row. So there only a header's key is trusted
+ * (docs/operate.md#replay).
+ */
 export function dedupKeyOf(record: DecodedRecord, policy: DedupKeyPolicy): string | undefined {
   const derived = deriveDedupKey(record, policy);
-  return derived.ok ? derived.key : undefined;
+  if (!derived.ok) return undefined;
+  return derived.from === 'header' || record.json.ok ? derived.key : undefined;
 }
 
 function parseHeaders(text: string | null | undefined): Record<string, number[]>[] | undefined {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSince } from '../../../../lib/operator/commands/quarantine-list.js';
 import {
+  dedupKeyOf,
   readableRecord,
   replayEventOf,
   type StoredRecord,
@@ -48,6 +49,28 @@ describe('replayEventOf', () => {
     expect(replayEventOf('orders-3@72', { ...stored, as_json: ['key'] }).ok).toBe(false);
     expect(replayEventOf('orders-3#raw-abc', { ...stored, offset: null }).ok).toBe(false);
     expect(replayEventOf('orders-3@72', { ...stored, headers: '{"not":"a list"}' }).ok).toBe(false);
+  });
+});
+
+describe('dedupKeyOf', () => {
+  const coordinates = { header: 'event_id', field: 'event_id', fallback: 'coordinates' } as const;
+  const keyOf = (record: StoredRecord) => {
+    const rebuilt = replayEventOf('orders-3@72', record);
+    return rebuilt.ok ? dedupKeyOf(rebuilt.record, coordinates) : 'not rebuilt';
+  };
+  // An Avro value (zigzag length, then the UTF-8 of "e1"): not JSON. An Avro consumer reads event_id "e1"
+  // from it; the tool, reading JSON only, would fall back to the coordinates: a key the engine never used.
+  const avro = Buffer.from([4, 101, 49]).toString('base64');
+
+  it('derives no key for a value that is not JSON but a header: the consumer may have read its field', () => {
+    expect(keyOf({ ...stored, value: avro, headers: '[]' })).toBeUndefined();
+    expect(keyOf({ ...stored, value: avro })).toBe('e1');
+  });
+
+  it('falls back to the coordinates for a JSON value without an id, as the consumer does', () => {
+    const noId = Buffer.from('{"amount":5}').toString('base64');
+    expect(keyOf({ ...stored, value: noId, headers: '[]' })).toBe('kafka:orders-3@72');
+    expect(keyOf({ ...stored, headers: '[]' })).toBe('e1');
   });
 });
 
