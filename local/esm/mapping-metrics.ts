@@ -24,7 +24,8 @@ export const RECORDED_MAPPING_METRICS = [
     'FilteredOutEventCount',
     'InvokedEventCount',
     'FailedInvokeEventCount',
-    // Records given up on go to the on-failure destination, which the emulator always has: none is dropped.
+    // Recorded as 0 whenever progress is read: records given up on go to the on-failure destination, which
+    // the emulator always has, so it never drops one (Lambda counts a record dropped when there is none).
     'DroppedEventCount',
     'OnFailureDestinationDeliveredEventCount',
     'CommittedEventCount',
@@ -60,8 +61,8 @@ export class MappingMetrics {
   }
 
   /**
-   * A count the mapping keeps in its stats (records its filters kept from the function), recorded as it
-   * grows: read whenever the mapping reads progress, after each of its commits.
+   * A count the mapping keeps in its stats (records its filters kept from the function), recorded as its
+   * growth (0 included) whenever the mapping reads progress, after each of its commits.
    */
   countFrom(name: RecordedMappingMetric, read: () => number): void {
     this.#counters.push({ name, read, last: read() });
@@ -95,11 +96,13 @@ export class MappingMetrics {
       progress: async () => {
         const progress = await inner.progress();
         this.#offsetLag(progress);
+        // A count that did not grow is a 0, not a missing datapoint: the mapping counted and found none.
         for (const counter of this.#counters) {
           const value = counter.read();
-          if (value > counter.last) this.#record(counter.name, value - counter.last);
+          this.#record(counter.name, Math.max(0, value - counter.last));
           counter.last = value;
         }
+        this.#record('DroppedEventCount', 0);
         return progress;
       },
       close: () => inner.close(),

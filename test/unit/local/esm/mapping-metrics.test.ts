@@ -89,10 +89,20 @@ describe('MappingMetrics', () => {
     expect(total(metrics, 'CommittedEventCount')).toBe(10);
   });
 
+  it('records a filter that kept nothing back, and DroppedEventCount, as zeros: counted, none found', async () => {
+    const metrics = await run(async () => ({}));
+
+    const values = (name: string) => (metrics.samples(name) ?? []).map((s) => s.value);
+    expect(values('FilteredOutEventCount').length).toBeGreaterThan(0);
+    expect(new Set(values('FilteredOutEventCount'))).toEqual(new Set([0]));
+    // The emulator always has an on-failure destination: a record given up on goes there, never dropped.
+    expect(values('DroppedEventCount').length).toBeGreaterThan(0);
+    expect(new Set(values('DroppedEventCount'))).toEqual(new Set([0]));
+  });
+
   it('has no counterpart of the error counts and throttles, which the emulator cannot produce', async () => {
     const metrics = new MappingMetrics();
     expect(metrics.samples('PollingErrorCount')).toBeUndefined();
     expect(metrics.samples('Throttles')).toBeUndefined();
-    expect(metrics.samples('DroppedEventCount')).toEqual([]);
   });
 });
