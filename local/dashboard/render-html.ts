@@ -2,7 +2,10 @@
  * The local dashboard as one HTML file that works offline: the widgets on CloudWatch's 24-column grid (x,
  * y, width, height of the dashboard body), charts drawn by uPlot (https://github.com/leeoniya/uPlot),
  * whose script and stylesheet are inlined. Once drawn, each widget carries `data-drawn` (chart, text,
- * alarms, no-local-counterpart) and a chart `data-points` (its datapoints), for the browser test.
+ * alarms, no-local-counterpart), and a chart `data-series`: per series, its label, its datapoints (seconds
+ * with a value of the run's own, zero fills not counted) and `painted`, the pixels its stroke turned to
+ * its colour in the canvas read back (getImageData), before a later series can cover them: what the
+ * browser test (test/e2e/dashboard-browser.test.ts) checks was really drawn.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -167,15 +170,41 @@ tr.alarm td { color: #d13212; font-weight: 600; } tr.ok td:nth-child(2) { color:
 .legend i { display: inline-block; width: 10px; height: 3px; margin: 0 3px 3px 0; vertical-align: middle; }
 `;
 
-/** Draws each chart to fit its widget, then marks it drawn with its count of datapoints. */
+/**
+ * Draws each chart to fit its widget; uPlot's drawAxes and drawSeries hooks
+ * (https://github.com/leeoniya/uPlot/tree/master/docs#hooks) read the plot area back before and after each
+ * series is stroked, and count the pixels the stroke changed to the series' colour.
+ */
 const PAGE_SCRIPT = `
 (function () {
   var data = JSON.parse(document.getElementById('dashboard-data').textContent);
   var COLORS = ${JSON.stringify(COLORS)};
+  var pending = 0;
+  function rgb(hex) { return [1, 3, 5].map(function (i) { return parseInt(hex.slice(i, i + 2), 16); }); }
+  function plotPixels(u) {
+    var b = u.bbox;
+    return b.width < 1 || b.height < 1 ? null : u.ctx.getImageData(b.left, b.top, b.width, b.height).data;
+  }
+  // Pixels the stroke changed whose colour is the series' (the canvas is transparent, so getImageData
+  // gives an antialiased edge the stroke's colour with a lower alpha).
+  function painted(before, after, color) {
+    if (before === null || after === null) return 0;
+    var c = rgb(color);
+    var count = 0;
+    for (var p = 0; p < after.length; p += 4) {
+      if (after[p] === before[p] && after[p + 1] === before[p + 1] && after[p + 2] === before[p + 2] && after[p + 3] === before[p + 3]) continue;
+      var distance = Math.abs(after[p] - c[0]) + Math.abs(after[p + 1] - c[1]) + Math.abs(after[p + 2] - c[2]);
+      if (after[p + 3] >= 64 && distance <= 30) count++;
+    }
+    return count;
+  }
+  function finished() { if (--pending === 0) document.body.setAttribute('data-ready', 'true'); }
   document.querySelectorAll('[data-chart]').forEach(function (element) {
     var chart = data.charts[Number(element.getAttribute('data-chart'))];
     var widget = element.parentElement;
     var right = chart.series.some(function (s) { return s.axis === 'right'; });
+    var drawn = chart.series.map(function (s) { return { label: s.label, datapoints: s.datapoints, painted: 0 }; });
+    var last = null;
     var options = {
       width: element.clientWidth || 300,
       height: 120,
@@ -185,7 +214,22 @@ const PAGE_SCRIPT = `
         return { label: s.label, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: true, scale: s.axis === 'right' ? 'right' : 'y' };
       })),
       // The legend is the page's own (above the chart), so the chart's height is known before drawing.
-      legend: { show: false }
+      legend: { show: false },
+      hooks: {
+        drawAxes: [function (u) { last = plotPixels(u); }],
+        drawSeries: [function (u, i) {
+          var now = plotPixels(u);
+          drawn[i - 1].painted = painted(last, now, COLORS[(i - 1) % COLORS.length]);
+          last = now;
+        }],
+        draw: [function () {
+          if (widget.getAttribute('data-drawn') === 'chart') return;
+          widget.setAttribute('data-series', JSON.stringify(drawn));
+          widget.setAttribute('data-drawn', 'chart');
+          widget.classList.remove('pending');
+          finished();
+        }]
+      }
     };
     var values = [data.seconds].concat(chart.series.map(function (s) { return s.values; }));
     // The widget is the chart's offsetParent: offsetTop is the height of its title and legend.
@@ -193,13 +237,9 @@ const PAGE_SCRIPT = `
     widget.querySelectorAll('.note').forEach(function (n) { used += n.offsetHeight; });
     var height = widget.clientHeight - used - 16;
     options.height = Math.max(60, height);
+    pending++;
     new uPlot(options, values, element);
-    var points = 0;
-    chart.series.forEach(function (s) { s.values.forEach(function (v) { if (v !== null) points++; }); });
-    widget.setAttribute('data-points', String(points));
-    widget.setAttribute('data-drawn', 'chart');
-    widget.classList.remove('pending');
   });
-  document.body.setAttribute('data-ready', 'true');
+  if (pending === 0) document.body.setAttribute('data-ready', 'true');
 })();
 `;

@@ -14,6 +14,11 @@ export interface SeriesData {
   readonly axis: 'left' | 'right';
   /** One value per second of the run; null where there is no datapoint. */
   readonly values: readonly (number | null)[];
+  /**
+   * Seconds with a datapoint of the run's own: a 0 filled into a second nothing was counted in is not one
+   * (the browser test checks each series has some).
+   */
+  readonly datapoints: number;
 }
 
 export type WidgetData = WidgetPlacement &
@@ -66,22 +71,38 @@ export function widgetData(
     // Metrics first, then the expressions over them (by id), wherever they stand in the body.
     const metricValues = new Map<WidgetSeries, readonly (number | undefined)[] | undefined>();
     const byId: Record<string, readonly (number | undefined)[]> = {};
+    // The same, before zeros are filled in: what counts as a datapoint.
+    const measuredById: Record<string, readonly (number | undefined)[]> = {};
+    const measured = new Map<WidgetSeries, readonly (number | undefined)[]>();
     for (const series of widget.series) {
       if (series.kind !== 'metric') continue;
       const samples = lookup(series);
+      if (samples === undefined) continue;
+      const raw = aggregate(samples, series.stat, seconds);
       // A metric never published stays empty, as in CloudWatch (a wrong dimension shows so here too).
-      const fill = series.stat === 'Sum' && samples !== undefined && samples.length > 0;
-      const values = samples && aggregate(samples, series.stat, seconds).map((v) => (fill ? (v ?? 0) : v));
+      const fill = series.stat === 'Sum' && samples.length > 0;
+      const values = raw.map((v) => (fill ? (v ?? 0) : v));
       metricValues.set(series, values);
-      if (series.id !== undefined && values !== undefined) byId[series.id] = values;
+      measured.set(series, raw);
+      if (series.id !== undefined) {
+        byId[series.id] = values;
+        measuredById[series.id] = raw;
+      }
     }
+    const inputsKnown = (expression: string) => mathInputs(expression).every((id) => id in byId);
     const resolved = widget.series.map((series) => ({
       series,
       values:
         series.kind === 'metric'
           ? metricValues.get(series)
-          : mathInputs(series.expression).every((id) => id in byId)
+          : inputsKnown(series.expression)
             ? evaluateMath(series.expression, byId, 1)
+            : undefined,
+      measured:
+        series.kind === 'metric'
+          ? measured.get(series)
+          : inputsKnown(series.expression)
+            ? evaluateMath(series.expression, measuredById, 1)
             : undefined,
     }));
     const visible = resolved.filter(({ series }) => series.visible);
@@ -94,10 +115,11 @@ export function widgetData(
       ...placement,
       kind: 'chart',
       title: widget.title,
-      series: drawn.map(({ series, values }) => ({
+      series: drawn.map(({ series, values, measured: own }) => ({
         label: series.label,
         axis: series.axis,
         values: (values ?? []).map((v) => v ?? null),
+        datapoints: (own ?? []).filter((v) => v !== undefined).length,
       })),
       withoutCounterpart,
       annotations: widget.annotations,

@@ -49,6 +49,45 @@ function decode(text: string): string {
     .replace(/&amp;/g, '&');
 }
 
+interface DrawnSeries {
+  readonly label: string;
+  /** Seconds with a datapoint of the run's own (render-html.ts). */
+  readonly datapoints: number;
+  /** Pixels of the series' colour in the canvas right after uPlot stroked it. */
+  readonly painted: number;
+}
+
+function seriesOf(widget: DrawnWidget | undefined): DrawnSeries[] {
+  return JSON.parse(widget?.attributes['data-series'] ?? '[]') as DrawnSeries[];
+}
+
+/**
+ * Series a run may leave empty though the handler or the emulator has a counterpart, each with whether
+ * this run produced it, by the run's own counts: a batch failing as a whole, records given up on. Every
+ * other series must have datapoints and be painted.
+ */
+const PRODUCED_WHEN: Readonly<Record<string, (run: DemoResult) => boolean>> = {
+  FailedBatches: (run) => (run.functionMetrics.get('FailedBatches') ?? 0) > 0,
+  OnFailureDestinationDelivered: (run) => run.esm.destinationBatches > 0,
+};
+
+/**
+ * Executable references to an http(s) or protocol-relative address: attributes that load (src, href),
+ * CSS url() and @import, fetch() and import. A URL in a comment (uPlot's licence) loads nothing.
+ */
+function networkReferences(html: string): string[] {
+  const address = String.raw`\s*["'\x60]?\s*(?:https?:)?\/\/`;
+  const patterns = [
+    new RegExp(String.raw`\b(?:src|href|action|poster|data)\s*=${address}`, 'gi'),
+    new RegExp(String.raw`url\(${address}`, 'gi'),
+    new RegExp(`@import${address}`, 'gi'),
+    new RegExp(String.raw`\bfetch\(${address}`, 'gi'),
+    new RegExp(String.raw`\bimport\s*\(${address}`, 'gi'),
+    new RegExp(String.raw`\bimport\b[^;'"\x60]*\bfrom${address}`, 'gi'),
+  ];
+  return patterns.flatMap((pattern) => [...html.matchAll(pattern)].map((m) => m[0]));
+}
+
 /** Whether anything local stands for one of the widget's visible metrics (local/dashboard/local-metrics.ts). */
 function hasLocalCounterpart(widget: DashboardWidget): boolean {
   if (widget.type !== 'metric') return false;
@@ -108,12 +147,13 @@ describe.skipIf(skipBrowserTests)('the local dashboard in headless Chromium', ()
     expect(drawn.filter((w) => w.attributes['data-drawn'] === 'pending')).toEqual([]);
   });
 
-  it('draws a chart with datapoints for each widget a local counterpart exists for, and says so for the others', () => {
+  it('draws a painted chart for each widget a local counterpart exists for, and says so for the others', () => {
     const outcome = widgets.map((widget, index) => {
-      const page = drawn[index]?.attributes ?? {};
-      const points = Number(page['data-points'] ?? 0);
-      const canvas = drawn[index]?.html.includes('<canvas') ?? false;
-      return `${widget.title ?? widget.type}: ${page['data-drawn'] === 'chart' && points > 0 && canvas ? 'chart with data' : page['data-drawn']}`;
+      const page = drawn[index];
+      const canvas = page?.html.includes('<canvas') ?? false;
+      const painted = seriesOf(page).some((s) => s.painted > 0);
+      const kind = page?.attributes['data-drawn'];
+      return `${widget.title ?? widget.type}: ${kind === 'chart' && canvas && painted ? 'chart with data' : kind}`;
     });
     const expected = widgets.map(
       (widget) =>
@@ -131,6 +171,35 @@ describe.skipIf(skipBrowserTests)('the local dashboard in headless Chromium', ()
     expect(drawn.find((w) => w.attributes['data-drawn'] === 'no-local-counterpart')?.html).toContain(
       'no local counterpart',
     );
+  });
+
+  it("draws every series with a local counterpart: seconds with the run's own datapoints, its colour on the canvas", () => {
+    const report = (title: string, s: DrawnSeries) =>
+      `${title} / ${s.label}: ${s.datapoints > 0 ? 'datapoints' : 'none'}, ${s.painted > 0 ? 'painted' : 'not painted'}`;
+    const series = drawn.flatMap((w) =>
+      w.attributes['data-drawn'] === 'chart'
+        ? seriesOf(w).map((s) => ({ title: w.attributes['data-title'] ?? '', series: s }))
+        : [],
+    );
+    expect(series.length).toBeGreaterThan(0);
+    expect(series.map(({ title, series: s }) => report(title, s))).toEqual(
+      series.map(({ title, series: s }) =>
+        PRODUCED_WHEN[s.label]?.(result) === false
+          ? report(title, { ...s, datapoints: 0, painted: 0 })
+          : report(title, { ...s, datapoints: 1, painted: 1 }),
+      ),
+    );
+  });
+
+  it('refers to nothing on the network: no src, href, url(), fetch or import of an http(s) address', async () => {
+    const html = await readFile(result.dashboard.path, 'utf8');
+    expect(networkReferences(html)).toEqual([]);
+    // The check itself finds what a CDN build would have.
+    expect(
+      networkReferences(
+        '<script src="https://cdn.example/u.js"></script><link href=//cdn.example/u.css><style>a{background:url( "http://x/y.png")}</style><script>fetch(`https://x`);import("https://x/m.js")</script>',
+      ),
+    ).toHaveLength(5);
   });
 
   it('shows the Quarantined alarm in ALARM on the poison records, with when it fired', () => {

@@ -23,8 +23,14 @@ export const skipBrowserTests = process.env[REQUIRE_BROWSER_VARIABLE] !== '1' &&
 
 export const BROWSER_SKIP_NOTICE = `chromium not found: the dashboard's browser test (test/e2e/dashboard-browser.test.ts) is skipped; apt-get install chromium runs it (CI sets ${REQUIRE_BROWSER_VARIABLE}=1, which fails it instead)`;
 
-/** No network, no profile, no GPU: what works in a container and in CI. */
+/**
+ * No network, no profile, no GPU: what works in a container and in CI. Every host name resolves to
+ * nothing, so a page that reached for a CDN would fail to draw: the dashboard's browser test is also its
+ * offline test (https://www.chromium.org/developers/design-documents/network-stack/socks-proxy/ documents
+ * --host-resolver-rules).
+ */
 const HEADLESS_FLAGS = [
+  '--host-resolver-rules=MAP * ~NOTFOUND',
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
