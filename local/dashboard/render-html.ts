@@ -181,9 +181,10 @@ const PAGE_SCRIPT = `
   var COLORS = ${JSON.stringify(COLORS)};
   var pending = 0;
   function rgb(hex) { return [1, 3, 5].map(function (i) { return parseInt(hex.slice(i, i + 2), 16); }); }
+  // The whole canvas, not the plot area: a line at 0 lies on the plot area's bottom edge, half outside it.
   function plotPixels(u) {
-    var b = u.bbox;
-    return b.width < 1 || b.height < 1 ? null : u.ctx.getImageData(b.left, b.top, b.width, b.height).data;
+    var canvas = u.ctx.canvas;
+    return canvas.width < 1 || canvas.height < 1 ? null : u.ctx.getImageData(0, 0, canvas.width, canvas.height).data;
   }
   // Pixels the stroke changed whose colour is the series' (the canvas is transparent, so getImageData
   // gives an antialiased edge the stroke's colour with a lower alpha).
