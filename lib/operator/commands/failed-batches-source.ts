@@ -8,7 +8,7 @@ import {
 } from '../failed-batches/batch-source.js';
 import { type FailedBatch, parseFailedBatch } from '../failed-batches/failed-batch.js';
 import { S3BatchSource } from '../failed-batches/s3-batch-source.js';
-import { endpointFlag, type OperatorTarget } from '../operator-target.js';
+import { endpointFlag, type OperatorTarget, stringFlag } from '../operator-target.js';
 import type { OperatorIo } from './operator-io.js';
 
 export const SOURCE_FLAGS = {
@@ -27,10 +27,11 @@ export const SOURCE_HELP = `Where the failed batches are (one of):
 type Values = Readonly<Record<string, string | boolean | undefined>>;
 
 export function batchSource(values: Values, target: OperatorTarget): FailedBatchSource {
-  const dir = text(values.dir);
+  const dir = stringFlag(values.dir);
   // A --dir means the local folder, not the stack's bucket.
-  const bucket = text(values.bucket) ?? (dir === undefined ? target.stack?.failedBatchesBucket : undefined);
-  const endpoint = text(values['s3-endpoint']);
+  const bucket =
+    stringFlag(values.bucket) ?? (dir === undefined ? target.stack?.failedBatchesBucket : undefined);
+  const endpoint = stringFlag(values['s3-endpoint']);
   if (dir !== undefined && bucket !== undefined) {
     throw new UserError('--dir or --bucket, not both: one place holds the failed batches');
   }
@@ -48,7 +49,7 @@ export function batchSource(values: Values, target: OperatorTarget): FailedBatch
     );
   }
   endpointFlag('s3-endpoint', endpoint, 'http://127.0.0.1:9000');
-  return new S3BatchSource({ bucket, prefix: text(values.prefix) ?? '', endpoint }, target);
+  return new S3BatchSource({ bucket, prefix: stringFlag(values.prefix) ?? '', endpoint }, target);
 }
 
 export interface ReadBatches {
@@ -87,8 +88,4 @@ export async function readBatches(
 /** Oldest first: the order the mapping gave them up in. */
 export function byTime(a: FailedBatch, b: FailedBatch): number {
   return a.timestampMs - b.timestampMs || a.name.localeCompare(b.name);
-}
-
-function text(value: string | boolean | undefined): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
 }
