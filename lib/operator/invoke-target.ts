@@ -36,7 +36,7 @@ export const PAST_WINDOW_HELP = `  --past-dedup-window
 type Values = Readonly<Record<string, string | boolean | undefined>>;
 
 /** Whether the flags (or the stack) name something to invoke; a dry run needs nothing. */
-export function invokerGiven(values: Values, target: OperatorTarget): boolean {
+function invokerGiven(values: Values, target: OperatorTarget): boolean {
   return (
     stringFlag(values.handler) !== undefined ||
     stringFlag(values.function) !== undefined ||
@@ -44,8 +44,25 @@ export function invokerGiven(values: Values, target: OperatorTarget): boolean {
   );
 }
 
+/**
+ * What a replay invokes. A dry run needs nothing to invoke; given one, it still checks it (Lambda's
+ * DryRun, the handler's import).
+ */
+export async function replayInvoker(
+  values: Values,
+  target: OperatorTarget,
+  dryRun: boolean,
+): Promise<Invoke> {
+  if (dryRun && !invokerGiven(values, target)) {
+    return async () => {
+      throw new Error('a dry run invokes nothing');
+    };
+  }
+  return invokerFrom(values, target);
+}
+
 /** The invoker the flags choose; a missing or contradictory choice is a one-line UserError. */
-export async function invokerFrom(values: Values, target: OperatorTarget): Promise<Invoke> {
+async function invokerFrom(values: Values, target: OperatorTarget): Promise<Invoke> {
   const handler = stringFlag(values.handler);
   const functionFlag = stringFlag(values.function);
   const lambdaEndpoint = stringFlag(values['lambda-endpoint']);

@@ -11,11 +11,9 @@ import {
   consumerSettingsFor,
   INVOKER_FLAGS,
   INVOKER_HELP,
-  invokerFrom,
-  invokerGiven,
   PAST_WINDOW_HELP,
+  replayInvoker,
 } from '../invoke-target.js';
-import type { Invoke } from '../local-handler.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { ACKED_OUTCOMES } from '../replay-record.js';
 import { tableText } from '../table-text.js';
@@ -87,13 +85,7 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
     ? objects
     : [...new Set(positionals.map((id) => resolveBatchId(id, objects, source.describe())))];
   const { batches, skipped } = await readBatches(source, chosen, io);
-  // A dry run needs nothing to invoke; given one, it still checks it (Lambda's DryRun, the handler's import).
-  const invoke: Invoke =
-    dryRun && !invokerGiven(values, target)
-      ? async () => {
-          throw new Error('a dry run invokes nothing');
-        }
-      : await invokerFrom(values, target);
+  const invoke = await replayInvoker(values, target, dryRun);
   const ids = shortIds(objects.map((object) => nameOf(object.key)));
   const settings = await consumerSettingsFor(values, target);
   // One partition's stop holds for every batch of this run: a later batch's records of it are not sent.

@@ -6,11 +6,9 @@ import {
   consumerSettingsFor,
   INVOKER_FLAGS,
   INVOKER_HELP,
-  invokerFrom,
-  invokerGiven,
   PAST_WINDOW_HELP,
+  replayInvoker,
 } from '../invoke-target.js';
-import type { Invoke } from '../local-handler.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { ACKED_OUTCOMES, type ReplayResult, replayRow } from '../replay-record.js';
 import { tableText } from '../table-text.js';
@@ -73,13 +71,7 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
     values.reason as string | undefined,
     'replay',
   );
-  // A dry run needs nothing to invoke; given one, it still checks it (Lambda's DryRun, the handler's import).
-  const invoke: Invoke =
-    dryRun && !invokerGiven(values, target)
-      ? async () => {
-          throw new Error('a dry run invokes nothing');
-        }
-      : await invokerFrom(values, target);
+  const invoke = await replayInvoker(values, target, dryRun);
   const settings = await consumerSettingsFor(values, target);
   const pastDedupWindow = values['past-dedup-window'] === true;
   const progress = new ProgressPrinter(process.stderr);
