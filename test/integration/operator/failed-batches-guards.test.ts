@@ -12,9 +12,15 @@ import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { fillOnFailureFolder } from './fixtures/on-failure-folder.js';
-import { CONSUMER, deliver, operator, useConsumerEnvironment } from './operator-harness.js';
+import {
+  CONSUMER,
+  deliver,
+  FLAKY_HANDLER_FILE,
+  failingFor,
+  operator,
+  useConsumerEnvironment,
+} from './operator-harness.js';
 
-const FLAKY_HANDLER = join(import.meta.dirname, 'fixtures', 'flaky-orders-handler.ts');
 const DAY_MS = 86_400_000;
 
 let tables: TestTables;
@@ -31,7 +37,16 @@ interface Replayed {
 const replayAt = async (nowMs: number, ...argv: string[]): Promise<Replayed> =>
   replayFolderAt(folder, nowMs, ...argv);
 const replayFolderAt = async (dir: string, nowMs: number, ...argv: string[]): Promise<Replayed> => {
-  const argvAll = ['failed-batches', 'replay', '--all', '--handler', FLAKY_HANDLER, '--json', '--dir', dir];
+  const argvAll = [
+    'failed-batches',
+    'replay',
+    '--all',
+    '--handler',
+    FLAKY_HANDLER_FILE,
+    '--json',
+    '--dir',
+    dir,
+  ];
   const result = await operator(tables, endpoint, [...argvAll, ...argv], undefined, () => nowMs);
   return { code: result.code, batches: JSON.parse(result.out).batches };
 };
@@ -146,13 +161,7 @@ describe('past the dedup window', () => {
 
 describe("a partition's stop", () => {
   it("holds for the later batches of the run: orders-0's second batch is not sent after the first failed", async () => {
-    process.env.FAIL_EVENT_IDS = 'a-2';
-    let replayed: Replayed;
-    try {
-      replayed = await replayAt(Date.now());
-    } finally {
-      delete process.env.FAIL_EVENT_IDS;
-    }
+    const replayed = await failingFor('a-2', async () => replayAt(Date.now()));
     expect(replayed.code).toBe(1);
     expect(outcomes(replayed)).toEqual({
       'orders-0@0': 'duplicate',

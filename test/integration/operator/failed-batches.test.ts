@@ -16,10 +16,16 @@ import { startCloudFormationStub } from '../../support/cloudformation-stub.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { fillOnFailureFolder } from './fixtures/on-failure-folder.js';
-import { CONSUMER, deliver, operator, useConsumerEnvironment } from './operator-harness.js';
+import {
+  CONSUMER,
+  deliver,
+  FLAKY_HANDLER_FILE,
+  failingFor,
+  operator,
+  useConsumerEnvironment,
+} from './operator-harness.js';
 
 const BUCKET = 'order-consumer-failed-batches';
-const FLAKY_HANDLER = join(import.meta.dirname, 'fixtures', 'flaky-orders-handler.ts');
 
 let tables: TestTables;
 let endpoint: string;
@@ -62,7 +68,7 @@ const replay = async (...argv: string[]): Promise<Replayed> => {
     'failed-batches',
     'replay',
     '--handler',
-    FLAKY_HANDLER,
+    FLAKY_HANDLER_FILE,
     '--json',
     ...fromFolder(),
     ...argv,
@@ -206,13 +212,7 @@ describe('failed-batches replay', () => {
   });
 
   it('stops a partition at its first failure: the records after it are not sent (exit 1)', async () => {
-    process.env.FAIL_EVENT_IDS = 'a-2';
-    let replayed: Replayed;
-    try {
-      replayed = await replay(await idOf('orders-0'));
-    } finally {
-      delete process.env.FAIL_EVENT_IDS;
-    }
+    const replayed = await failingFor('a-2', async () => replay(await idOf('orders-0')));
     expect(replayed.code).toBe(1);
     expect(outcomes(replayed)).toEqual({
       'orders-0@0': 'duplicate',
@@ -282,7 +282,7 @@ describe('failed-batches replay', () => {
       'replay',
       'README.txt',
       '--handler',
-      FLAKY_HANDLER,
+      FLAKY_HANDLER_FILE,
       ...fromFolder(),
     );
     expect(result.code).toBe(1);
@@ -333,7 +333,7 @@ describe('mistakes are one line', () => {
       /^no failed batch nope1234 in folder .*: `msk-inbox failed-batches list` prints the ids$/,
     );
     expect(
-      await failure('failed-batches', 'replay', 'nope1234', '--handler', FLAKY_HANDLER, ...fromBucket()),
+      await failure('failed-batches', 'replay', 'nope1234', '--handler', FLAKY_HANDLER_FILE, ...fromBucket()),
     ).toMatch(/^no failed batch nope1234 in s3:\/\/order-consumer-failed-batches\//);
     expect(await failure('failed-batches', 'list', '--dir', join(folder, 'missing'))).toMatch(
       /^--dir .*missing: no such folder/,

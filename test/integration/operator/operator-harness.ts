@@ -13,6 +13,18 @@ import type { TestTables } from '../../support/dynamodb.js';
 
 export const CONSUMER = 'orders';
 export const HANDLER_FILE = join(import.meta.dirname, 'fixtures', 'orders-handler.ts');
+/** The orders handler behind a dependency that fails for the events in FAIL_EVENT_IDS (failingFor sets it). */
+export const FLAKY_HANDLER_FILE = join(import.meta.dirname, 'fixtures', 'flaky-orders-handler.ts');
+
+/** Runs `work` while the flaky handler fails for `eventIds` (comma-separated), then fixes the cause. */
+export async function failingFor<T>(eventIds: string, work: () => Promise<T>): Promise<T> {
+  process.env.FAIL_EVENT_IDS = eventIds;
+  try {
+    return await work();
+  } finally {
+    delete process.env.FAIL_EVENT_IDS;
+  }
+}
 
 export interface Run {
   readonly code: number;
