@@ -130,12 +130,13 @@ async function inboxView(
       const dedupKey = rebuilt.ok ? dedupKeyOf(rebuilt.record, policy) : undefined;
       const coordinates = rebuilt.ok ? quarantineKeyOf(rebuilt.record) : `${partition.key}@${record.offset}`;
       const row = dedupKey === undefined ? undefined : await dedupRow(target, dedupKey);
-      const quarantined = await getItem(target, quarantineRowKey(target.consumer, coordinates));
+      // The quarantine row is read only when the dedup row does not settle what the inbox holds.
+      const quarantined = () => getItem(target, quarantineRowKey(target.consumer, coordinates));
       shown.push({
         ...readableRecord(storedRecordOf(record)),
         coordinates,
         dedupKey: dedupKey ?? null,
-        inbox: inboxText(row, quarantined, nowMs),
+        inbox: await inboxText(row, quarantined, nowMs),
         pastDedupWindow: pastDedupWindow(record.timestamp, settings, nowMs),
       });
     }
@@ -143,17 +144,18 @@ async function inboxView(
   return shown;
 }
 
-function inboxText(
+async function inboxText(
   row: Record<string, unknown> | undefined,
-  quarantined: Record<string, unknown> | undefined,
+  readQuarantined: () => Promise<Record<string, unknown> | undefined>,
   nowMs: number,
-): string {
+): Promise<string> {
   // Expired, the row is absent to the consumer (isExpired, its claim condition's test): a replay applies it.
   if (row !== undefined && isExpired(row, Math.floor(nowMs / 1_000))) {
     return `dedup row expired (first seen at ${String(row[A.source])}): the consumer would apply it again`;
   }
   if (row?.[A.status] === INBOX_STATUS.completed) return `applied (first seen at ${String(row[A.source])})`;
   if (row?.[A.status] === INBOX_STATUS.inProgress) return 'in progress (another attempt holds its lease)';
+  const quarantined = await readQuarantined();
   if (quarantined !== undefined) {
     return `quarantine row ${String(quarantined[A.status])} (${String(quarantined[A.reason])})`;
   }
