@@ -35,6 +35,14 @@ export function consumerSettingsOf(
 }
 
 /**
+ * The settings of this shell's environment: what list and show judge by (they invoke nothing, so they read
+ * no function), and a replay through `--handler`, which runs with this environment.
+ */
+export function shellSettings(): ConsumerSettings {
+  return consumerSettingsOf(process.env, "this shell's environment");
+}
+
+/**
  * How much earlier than a record's timestamp it may have been applied (docs/operate.md#the-dedup-window):
  * with CreateTime timestamps a producer whose clock runs ahead stamps a record later than the consumer
  * applied it, and this machine's clock may run ahead of the function's. The window ends this much sooner.

@@ -4,7 +4,7 @@
  * output) or a handler module loaded in this process (`--handler`). Exactly one; flags win over the stack.
  */
 import { UserError } from '../cli/user-error.js';
-import { type ConsumerSettings, consumerSettingsOf } from './consumer-settings.js';
+import { type ConsumerSettings, consumerSettingsOf, shellSettings } from './consumer-settings.js';
 import { functionEnvironment, lambdaInvoker } from './lambda-invoke.js';
 import { type Invoke, loadLocalHandler } from './local-handler.js';
 import { endpointFlag, type OperatorTarget, stringFlag } from './operator-target.js';
@@ -105,7 +105,7 @@ export async function consumerSettingsFor(values: Values, target: OperatorTarget
     stringFlag(values.handler) === undefined
       ? (stringFlag(values.function) ?? target.stack?.functionName)
       : undefined;
-  if (functionName === undefined) return consumerSettingsOf(process.env, "this shell's environment");
+  if (functionName === undefined) return shellSettings();
   const environment = await functionEnvironment({
     functionName,
     region: stringFlag(values.region),

@@ -2,7 +2,7 @@
 import { parseCommandLine, positiveIntegerFlag } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { type ConsumerSettings, consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
+import { type ConsumerSettings, pastDedupWindow, shellSettings } from '../consumer-settings.js';
 import { shortIds } from '../failed-batches/batch-ids.js';
 import { type FailedBatch, nameOf } from '../failed-batches/failed-batch.js';
 import { type ReplayLog, readReplayLog } from '../failed-batches/replay-log.js';
@@ -55,7 +55,7 @@ export async function failedBatchesList(argv: readonly string[], io: OperatorIo)
     .sort((a, b) => byTime(b, a));
   const shown = matching.slice(0, limit);
   // The shell's settings: list invokes nothing, so it does not read the function's (docs/operate.md).
-  const settings = consumerSettingsOf(process.env, "this shell's environment");
+  const settings = shellSettings();
   const listed = [];
   for (const batch of shown) {
     const replay = await withAwsAdvice(target, () => readReplayLog(target, batch.name));

@@ -9,7 +9,7 @@ import { quarantineKeyOf } from '../../../lambdas/core/quarantine-row.js';
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { type ConsumerSettings, consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
+import { type ConsumerSettings, pastDedupWindow, shellSettings } from '../consumer-settings.js';
 import { resolveBatchId, shortIds } from '../failed-batches/batch-ids.js';
 import { type FailedBatch, nameOf } from '../failed-batches/failed-batch.js';
 import { readReplayLog } from '../failed-batches/replay-log.js';
@@ -63,7 +63,7 @@ export async function failedBatchesShow(argv: readonly string[], io: OperatorIo)
   const id = shortIds(objects.map((o) => nameOf(o.key))).get(batch.name) ?? batch.name;
   const replay = await withAwsAdvice(target, () => readReplayLog(target, batch.name));
   // The shell's settings: show invokes nothing, so it does not read the function's (docs/operate.md).
-  const settings = consumerSettingsOf(process.env, "this shell's environment");
+  const settings = shellSettings();
   const records = await withAwsAdvice(target, () => inboxView(target, batch, settings, io.nowMs()));
   const shown = {
     id,

@@ -2,7 +2,7 @@
 import { parseCommandLine, positiveIntegerFlag } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { type ConsumerSettings, consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
+import { type ConsumerSettings, pastDedupWindow, shellSettings } from '../consumer-settings.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { listQuarantined, type QuarantineRow } from '../quarantine-table.js';
 import { dedupKeyOf, replayEventOf, valueSize } from '../quarantined-record.js';
@@ -40,7 +40,7 @@ export async function quarantineList(argv: readonly string[], io: OperatorIo): P
   const { rows, countsByReason } = await withAwsAdvice(target, () =>
     listQuarantined(target, { reason, sinceMs, limit }),
   );
-  const settings = consumerSettingsOf(process.env, "this shell's environment");
+  const settings = shellSettings();
   const listed = rows.map((row) => listedRow(row, settings, io.nowMs()));
   const total = Object.values(countsByReason).reduce((sum, count) => sum + count, 0);
   if (values.json) {

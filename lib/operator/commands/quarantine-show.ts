@@ -2,7 +2,7 @@
 import { parseCommandLine } from '../../cli/parse-flags.js';
 import { UserError } from '../../cli/user-error.js';
 import { withAwsAdvice } from '../aws-errors.js';
-import { consumerSettingsOf, pastDedupWindow } from '../consumer-settings.js';
+import { pastDedupWindow, shellSettings } from '../consumer-settings.js';
 import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, resolveOperatorTarget } from '../operator-target.js';
 import { getRow, OPERATOR_ATTRIBUTES as O, type QuarantineRow } from '../quarantine-table.js';
 import { type ReadableRecord, readableRecord } from '../quarantined-record.js';
@@ -35,7 +35,7 @@ export async function quarantineShow(argv: readonly string[], io: OperatorIo): P
     return 0;
   }
   // The shell's window: show invokes nothing, so it reads no function (docs/operate.md#the-dedup-window).
-  const settings = consumerSettingsOf(process.env, "this shell's environment");
+  const settings = shellSettings();
   const past = pastDedupWindow(row.record.timestamp, settings, io.nowMs());
   io.print(showText(row, record, past));
   return 0;
