@@ -50,7 +50,6 @@ export async function runLaneRecords(
     return !settled.some((result) => isReported(result.status));
   };
 
-  const nearDeadline = () => deadlineNear(options);
   /**
    * Commits the open group before a prepared record that cannot join it; the record's outcome when it must
    * not start after all: a record of the group was reported, or the commit ran into the deadline margin
@@ -61,15 +60,15 @@ export async function runLaneRecords(
     record: DecodedRecord,
   ): Promise<RecordOutcome | undefined> => {
     if (!(await flush())) return prepared.settle(notStartedAfterFailure(record));
-    if (nearDeadline()) return prepared.settle(deferred(record));
+    if (deadlineNear(options)) return prepared.settle(deferred(record));
     return undefined;
   };
   for (const [index, record] of records.entries()) {
     // The scheduler checked the deadline for the first record; later ones are checked here.
-    if (index > 0 && nearDeadline()) break;
+    if (index > 0 && deadlineNear(options)) break;
     let prepared = await prepareRecord(record, options, state, !group.empty);
     if (prepared.kind === 'wait-for-first-copy') {
-      if (!(await flush()) || nearDeadline()) break;
+      if (!(await flush()) || deadlineNear(options)) break;
       prepared = await prepareRecord(record, options, state, false);
       // With no group open a copy waits for its first copy inside prepareRecord.
       if (prepared.kind === 'wait-for-first-copy') throw new Error('a copy waited with no group open');
