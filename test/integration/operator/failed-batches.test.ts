@@ -17,6 +17,7 @@ import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { fillOnFailureFolder } from './fixtures/on-failure-folder.js';
 import {
+  appliedCountOf,
   CONSUMER,
   deliver,
   FLAKY_HANDLER_FILE,
@@ -80,8 +81,7 @@ const record = (replayed: Replayed, coordinates: string) =>
   replayed.records.find((r) => `${r.partition}@${r.offset}` === coordinates);
 const outcomes = (replayed: Replayed) =>
   Object.fromEntries(replayed.records.map((r) => [`${r.partition}@${r.offset}`, r.outcome]));
-const appliedCount = async (eventId: string) =>
-  (await tables.get(tables.appTableName, `order#${eventId}`))?.applied as number | undefined;
+const appliedCount = (eventId: string) => appliedCountOf(tables, eventId);
 
 beforeAll(async () => {
   tables = await createTestTables();

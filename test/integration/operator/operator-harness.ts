@@ -59,6 +59,11 @@ export async function operator(
   return { code, out: out.join('\n'), notes: notes.join('\n') };
 }
 
+/** How often the fixture consumer applied the order of `eventId` (its app table row), undefined if never. */
+export async function appliedCountOf(tables: TestTables, eventId: string): Promise<number | undefined> {
+  return (await tables.get(tables.appTableName, `order#${eventId}`))?.applied as number | undefined;
+}
+
 /** The function's environment for the fixture consumer, set before it is first imported. */
 export function useConsumerEnvironment(tables: TestTables, endpoint: string): void {
   Object.assign(process.env, {

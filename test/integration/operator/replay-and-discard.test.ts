@@ -10,15 +10,21 @@ import { UserError } from '../../../lib/cli/user-error.js';
 import { getRow, parkRow } from '../../../lib/operator/quarantine-table.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
-import { CONSUMER, deliver, HANDLER_FILE, operator, useConsumerEnvironment } from './operator-harness.js';
+import {
+  appliedCountOf,
+  CONSUMER,
+  deliver,
+  HANDLER_FILE,
+  operator,
+  useConsumerEnvironment,
+} from './operator-harness.js';
 
 let tables: TestTables;
 let endpoint: string;
 const run = (...argv: string[]) => operator(tables, endpoint, argv);
 const answering = (answer: string | undefined, ...argv: string[]) => operator(tables, endpoint, argv, answer);
 const row = (id: string) => tables.get(tables.inboxTableName, quarantineRowKey(CONSUMER, id));
-const appliedCount = async (eventId: string) =>
-  (await tables.get(tables.appTableName, `order#${eventId}`))?.applied as number | undefined;
+const appliedCount = (eventId: string) => appliedCountOf(tables, eventId);
 const listedIds = async () =>
   (JSON.parse((await run('quarantine', 'list', '--json')).out) as { rows: { id: string }[] }).rows.map(
     (r) => r.id,

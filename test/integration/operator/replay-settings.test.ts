@@ -15,7 +15,7 @@ import {
 } from '../../../local/lambda-runtime/invoke-api-server.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
-import { CONSUMER, deliver, operator, useConsumerEnvironment } from './operator-harness.js';
+import { appliedCountOf, CONSUMER, deliver, operator, useConsumerEnvironment } from './operator-harness.js';
 
 const REF_HANDLER = join(import.meta.dirname, 'fixtures', 'ref-orders-handler.ts');
 const DAY_MS = 86_400_000;
@@ -34,8 +34,7 @@ const replay = async (...argv: string[]) => {
   return { code: result.code, result: parsed.results[0] };
 };
 const through = (name: string) => ['--function', name, '--lambda-endpoint', invokeApi.endpoint];
-const appliedCount = async (ref: string) =>
-  (await tables.get(tables.appTableName, `order#${ref}`))?.applied as number | undefined;
+const appliedCount = (ref: string) => appliedCountOf(tables, ref);
 
 beforeAll(async () => {
   tables = await createTestTables();

@@ -6,7 +6,13 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
-import { deliver, HANDLER_FILE, operator, useConsumerEnvironment } from './operator-harness.js';
+import {
+  appliedCountOf,
+  deliver,
+  HANDLER_FILE,
+  operator,
+  useConsumerEnvironment,
+} from './operator-harness.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -26,8 +32,7 @@ const replayAt = async (nowMs: number, ...argv: string[]) => {
   const parsed = JSON.parse(result.out) as { results: { id: string; outcome: string; detail: string }[] };
   return { code: result.code, result: parsed.results[0] };
 };
-const appliedCount = async (eventId: string) =>
-  (await tables.get(tables.appTableName, `order#${eventId}`))?.applied as number | undefined;
+const appliedCount = (eventId: string) => appliedCountOf(tables, eventId);
 
 beforeAll(async () => {
   tables = await createTestTables();
