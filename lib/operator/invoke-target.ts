@@ -9,7 +9,7 @@ import { functionEnvironment, lambdaInvoker } from './lambda-invoke.js';
 import { type Invoke, loadLocalHandler } from './local-handler.js';
 import { endpointFlag, type OperatorTarget, stringFlag } from './operator-target.js';
 
-export const INVOKER_FLAGS = {
+const INVOKER_FLAGS = {
   function: { type: 'string' },
   handler: { type: 'string' },
   'lambda-endpoint': { type: 'string' },
@@ -26,6 +26,17 @@ export const INVOKER_HELP = `What the records run through (one of them):
   --lambda-endpoint URL
                    the local runtime's Invoke API, e.g. the one \`npm start -- --keep\` prints (with its
                    fixed local key); the SDK's own AWS_ENDPOINT_URL_LAMBDA works too`;
+
+/**
+ * The flags both replaying commands take (quarantine replay, failed-batches replay): what to invoke, which
+ * records (ids or --all), a dry run, and the override of the dedup window, whose help is PAST_WINDOW_HELP.
+ */
+export const REPLAY_FLAGS = {
+  ...INVOKER_FLAGS,
+  all: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  'past-dedup-window': { type: 'boolean' },
+} as const;
 
 /** The flag that sends records older than the dedup window (docs/operate.md#replay). */
 export const PAST_WINDOW_HELP = `  --past-dedup-window

@@ -9,9 +9,9 @@ import { replayBatch } from '../failed-batches/replay-batch.js';
 import { type BatchRecordResult, countOutcomes, recordReplay } from '../failed-batches/replay-log.js';
 import {
   consumerSettingsFor,
-  INVOKER_FLAGS,
   INVOKER_HELP,
   PAST_WINDOW_HELP,
+  REPLAY_FLAGS,
   replayInvoker,
 } from '../invoke-target.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
@@ -60,10 +60,7 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
     {
       ...COMMON_FLAGS,
       ...SOURCE_FLAGS,
-      ...INVOKER_FLAGS,
-      all: { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-      'past-dedup-window': { type: 'boolean' },
+      ...REPLAY_FLAGS,
     },
     'msk-inbox failed-batches replay --help',
   );

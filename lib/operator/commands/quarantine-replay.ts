@@ -4,9 +4,9 @@ import { ProgressPrinter } from '../../cli/progress-printer.js';
 import { withAwsAdvice } from '../aws-errors.js';
 import {
   consumerSettingsFor,
-  INVOKER_FLAGS,
   INVOKER_HELP,
   PAST_WINDOW_HELP,
+  REPLAY_FLAGS,
   replayInvoker,
 } from '../invoke-target.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
@@ -50,11 +50,8 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
     argv,
     {
       ...COMMON_FLAGS,
-      ...INVOKER_FLAGS,
-      all: { type: 'boolean' },
+      ...REPLAY_FLAGS,
       reason: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-      'past-dedup-window': { type: 'boolean' },
     },
     'msk-inbox quarantine replay --help',
   );
