@@ -4,6 +4,8 @@
  * consumer that imports it bundles avsc (docs/design.md#value-formats).
  */
 import avro from 'avsc';
+import { avroBoundsProblem } from './avro-bounds.js';
+import { type DecodeBudget, resolveDecodeBudget } from './decode-budget.js';
 import { type ParsedValue, plainValue, type ValueFormat, wideInteger } from './value-format.js';
 import { type Framing, unframe } from './wire-format.js';
 
@@ -16,6 +18,12 @@ export interface AvroValuesOptions {
    * @default 'schema-registry'
    */
   readonly framing?: Framing;
+  /**
+   * What one value may cost to decode (decode-budget.ts): raise `itemsPerByte` only for values that
+   * legitimately hold many empty items, such as long arrays of `null`.
+   * @default DECODE_BUDGET
+   */
+  readonly decodeBudget?: Partial<DecodeBudget>;
 }
 
 /** The value format of a consumer whose values are Avro records of one schema. */
@@ -25,6 +33,7 @@ export function avroValues(options: AvroValuesOptions): ValueFormat {
   // Built here, not at import: importing the module costs nothing until a consumer asks for Avro.
   const type = avro.Type.forSchema(schema, { registry: { long: wideLong() } });
   const framing = options.framing ?? 'schema-registry';
+  const budget = resolveDecodeBudget(options.decodeBudget);
   return {
     label: 'Avro',
     // A record's fields are the decoded value's; another top-level type (a union) has none to check.
@@ -32,14 +41,18 @@ export function avroValues(options: AvroValuesOptions): ValueFormat {
     parse(value, metadata): ParsedValue {
       const unframed = unframe(value, framing, metadata);
       if (!unframed.ok) return { ok: false, error: unframed.error, reason: 'undecodable' };
+      const notAvro = (kind: string): ParsedValue => ({
+        ok: false,
+        error: `value is not Avro of the schema (${kind})`,
+        reason: 'undecodable',
+      });
+      // Checked before avsc allocates anything for a count the bytes claim (avro-bounds.ts).
+      const outOfBounds = avroBoundsProblem(type, unframed.payload, budget);
+      if (outOfBounds !== undefined) return notAvro(outOfBounds);
       try {
         return { ok: true, value: plainValue(type.fromBuffer(unframed.payload)) };
       } catch (error) {
-        return {
-          ok: false,
-          error: `value is not Avro of the schema (${avroErrorKind(error)})`,
-          reason: 'undecodable',
-        };
+        return notAvro(avroErrorKind(error));
       }
     },
   };

@@ -13,6 +13,8 @@
  * fields, so it is not checked.
  */
 import type { IConversionOptions, Message, Reader } from 'protobufjs';
+import { BudgetMeter, type DecodeBudget, resolveDecodeBudget } from './decode-budget.js';
+import { protobufExpansionCheck } from './protobuf-bounds.js';
 import { type ParsedValue, plainValue, type ValueFormat } from './value-format.js';
 import { type Framing, stripMessageIndexes, unframe } from './wire-format.js';
 
@@ -33,6 +35,12 @@ export interface ProtobufValuesOptions {
    * @default 'schema-registry'
    */
   readonly framing?: Framing;
+  /**
+   * What one value may cost to decode (decode-budget.ts): raise `itemsPerByte` only for values that
+   * legitimately hold many sparse messages of a type with many fields (each is given every field).
+   * @default DECODE_BUDGET
+   */
+  readonly decodeBudget?: Partial<DecodeBudget>;
 }
 
 /**
@@ -53,6 +61,8 @@ const KEEP_CASE_HINT =
 export function protobufValues(options: ProtobufValuesOptions): ValueFormat {
   const framing = options.framing ?? 'schema-registry';
   const { messageType } = options;
+  const budget = resolveDecodeBudget(options.decodeBudget);
+  const expansionProblem = protobufExpansionCheck(CONVERSION);
   return {
     label: 'Protobuf',
     ...(messageType.fields === undefined
@@ -63,16 +73,20 @@ export function protobufValues(options: ProtobufValuesOptions): ValueFormat {
       if (!unframed.ok) return { ok: false, error: unframed.error, reason: 'undecodable' };
       const stripped = stripMessageIndexes(unframed.payload, unframed.registry);
       if (!stripped.ok) return { ok: false, error: stripped.error, reason: 'undecodable' };
+      const notProtobuf = (kind: string): ParsedValue => ({
+        ok: false,
+        error: `value is not a Protobuf message of the type (${kind})`,
+        reason: 'undecodable',
+      });
       try {
         // Converting is inside too: a message nested past the stack's depth is undecodable, not a crash.
         const message = messageType.decode(stripped.payload);
+        // Measured before toObject fills every message out to every field (protobuf-bounds.ts).
+        const overBudget = expansionProblem(message, new BudgetMeter(stripped.payload.length, budget));
+        if (overBudget !== undefined) return notProtobuf(overBudget);
         return { ok: true, value: plainValue(messageType.toObject(message as never, CONVERSION)) };
       } catch (error) {
-        return {
-          ok: false,
-          error: `value is not a Protobuf message of the type (${protobufErrorKind(error)})`,
-          reason: 'undecodable',
-        };
+        return notProtobuf(protobufErrorKind(error));
       }
     },
   };
@@ -83,6 +97,9 @@ function protobufErrorKind(error: unknown): string {
   const message = error instanceof Error ? error.message : '';
   if (/index out of range/.test(message)) return 'it ends early';
   if (/invalid wire type/.test(message)) return 'an invalid wire type';
+  if (/invalid length encoding/.test(message)) return 'a length of 2 GB or more';
   if (/missing required/.test(message)) return 'a required field is missing';
+  // protobufjs's recursion limit, or the stack of a generated class without one.
+  if (/max depth exceeded|call stack/.test(message)) return 'it nests too deep';
   return 'the bytes do not fit the type';
 }

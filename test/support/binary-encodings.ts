@@ -1,0 +1,48 @@
+/**
+ * The varints of the binary formats, written by hand so a test can make them claim what it likes: a count
+ * no bytes back, a length past the end, a varint longer than any integer.
+ */
+
+/** Base-128, least significant group first (https://protobuf.dev/programming-guides/encoding/#varints). */
+export function varint(value: bigint | number): number[] {
+  let rest = BigInt(value);
+  if (rest < 0n) rest = BigInt.asUintN(64, rest);
+  const bytes: number[] = [];
+  while (rest >= 0x80n) {
+    bytes.push(Number(rest & 0x7fn) | 0x80);
+    rest >>= 7n;
+  }
+  bytes.push(Number(rest));
+  return bytes;
+}
+
+/** Avro's int and long: zigzag, then a varint (https://avro.apache.org/docs/1.11.1/specification/#binary-encoding). */
+export function avroLong(value: bigint | number): number[] {
+  const n = BigInt(value);
+  return varint(n >= 0n ? n * 2n : -n * 2n - 1n);
+}
+
+/** An Avro string: its byte length, then its UTF-8 bytes. */
+export function avroString(text: string): number[] {
+  const bytes = [...Buffer.from(text, 'utf8')];
+  return [...avroLong(bytes.length), ...bytes];
+}
+
+export const WIRE_TYPE = {
+  varint: 0,
+  fixed64: 1,
+  lengthDelimited: 2,
+  startGroup: 3,
+  endGroup: 4,
+  fixed32: 5,
+} as const;
+
+/** A Protobuf field's tag: its number and wire type. */
+export function protobufTag(field: number, wireType: number): number[] {
+  return varint((BigInt(field) << 3n) | BigInt(wireType));
+}
+
+/** A length-delimited Protobuf field (string, bytes, message, packed run) with its true length. */
+export function protobufField(field: number, body: readonly number[]): number[] {
+  return [...protobufTag(field, WIRE_TYPE.lengthDelimited), ...varint(body.length), ...body];
+}
