@@ -9,7 +9,7 @@
  * index it lacks, trailing bytes) keeps avsc's verdict.
  */
 import avro from 'avsc';
-import { BudgetMeter, type DecodeBudget } from './decode-budget.js';
+import { BudgetMeter, type DecodeBudget, OBJECT_ITEMS } from './decode-budget.js';
 
 /** Avro's int and long are zigzag varints of at most 10 bytes (64 bits). */
 const MAX_VARINT_BYTES = 10;
@@ -59,16 +59,19 @@ class AvroWalk {
       this.value(branches[this.index(branches.length)] as avro.Type, depth);
     } else if (type instanceof types.RecordType) {
       this.enter(depth + 1);
-      this.take(type.fields.length);
+      this.take(OBJECT_ITEMS + type.fields.length);
       for (const field of type.fields) this.value(field.type, depth + 1);
-    } else if (type instanceof types.ArrayType) this.blocks(depth + 1, [type.itemsType]);
-    else if (type instanceof types.MapType) this.blocks(depth + 1, [STRING, type.valuesType as avro.Type]);
+    } else if (type instanceof types.ArrayType) this.blocks(depth, [type.itemsType]);
+    else if (type instanceof types.MapType) this.blocks(depth, [STRING, type.valuesType as avro.Type]);
     else throw new OutOfBounds(`a type the bounds check does not know (${type.typeName})`);
   }
 
-  /** An array's or map's blocks: a count, (when negative) its byte size, that many items; 0 ends it. */
+  /**
+   * An array's or map's blocks: a count, (when negative) its byte size, that many items; 0 ends it. Not a
+   * level of nesting: only a record can hold itself, so only records nest without a bound in the schema.
+   */
   private blocks(depth: number, itemParts: readonly avro.Type[]): void {
-    this.enter(depth);
+    this.take(OBJECT_ITEMS);
     const itemBytes = itemParts.reduce((sum, part) => sum + this.minimumBytes(part), 0);
     for (;;) {
       const start = this.#position;

@@ -10,14 +10,16 @@ import { ConfigError } from './errors.js';
 
 export interface DecodeBudget {
   /**
-   * Records, messages, arrays and maps nested in one another: protoc's default recursion limit
-   * (`CodedInputStream`'s 100), which protobufjs's Reader.recursionLimit also takes.
+   * Avro records or Protobuf messages nested in one another (only they can hold themselves, so only they
+   * nest past what the schema spells out): protoc's default recursion limit (`CodedInputStream`'s 100),
+   * which protobufjs's Reader.recursionLimit also takes.
    */
   readonly maxDepth: number;
   /**
    * Items per byte of the payload the decoder reads (after a Glue header's zlib, itself capped at
-   * wire-format.ts MAX_INFLATED_BYTES). An item is a record's or message's field (Protobuf's defaults
-   * included: the value handed on has every field), an array element or a map entry.
+   * wire-format.ts MAX_INFLATED_BYTES). An item is about 8 bytes of heap: a record's or message's field
+   * (Protobuf's defaults included: the value handed on has every field), an array element or a map entry,
+   * and OBJECT_ITEMS more for each record, message, array or map.
    */
   readonly itemsPerByte: number;
   /** Items any value may have, however short: an empty message of a type with many fields. */
@@ -25,10 +27,16 @@ export interface DecodeBudget {
 }
 
 /**
- * The default budget. Measured (`npm run bench`, decode-budget rows): an item costs 8 to 12 bytes of heap
- * as decoded, twice that while the plain copy is made, so 4 items a byte keeps the largest invocation
- * Lambda delivers (6 MB) within a few hundred MB; an encoding packs at most about one item a byte unless
- * it leaves fields out (Protobuf's defaults) or repeats nothing (Avro's `null`).
+ * What a record, message, array or map costs beyond its fields or elements: measured (`npm run bench`,
+ * decode cost), an object costs about 64 bytes of heap as decoded, a field or element about 8.
+ */
+export const OBJECT_ITEMS = 8;
+
+/**
+ * The default budget: about 32 bytes of heap per byte of the value as decoded, no more than the same bytes
+ * of JSON can cost (nested arrays: 28, measured), with the plain copy made from it about twice that while
+ * it is made. An encoding packs at most about one item a byte unless it leaves fields out (Protobuf's
+ * defaults) or repeats nothing (Avro's `null`, an empty record).
  */
 export const DECODE_BUDGET: DecodeBudget = { maxDepth: 100, itemsPerByte: 4, itemFloor: 1024 };
 
@@ -67,7 +75,7 @@ export class BudgetMeter {
     return this.#itemsLeft < 0 ? `it decodes to more than ${this.#allowance} items, its budget` : undefined;
   }
 
-  /** The problem when a container at `depth` (the top-level value's fields being at 1) is too deep. */
+  /** The problem when a record or message at `depth` (the top-level one being at 1) is too deep. */
   enter(depth: number): string | undefined {
     return depth > this.budget.maxDepth ? `it nests deeper than ${this.budget.maxDepth} levels` : undefined;
   }

@@ -12,7 +12,7 @@
  * copy). Counting the decoded tree first costs one pass over what decoding already built.
  */
 import type { IConversionOptions } from 'protobufjs';
-import type { BudgetMeter } from './decode-budget.js';
+import { type BudgetMeter, OBJECT_ITEMS } from './decode-budget.js';
 
 /** A message class as protobufjs makes them, reflected (`Type#ctor`) or generated: static toObject. */
 interface MessageClass {
@@ -27,26 +27,28 @@ interface MessageClass {
 export function protobufExpansionCheck(
   conversion: IConversionOptions,
 ): (message: object, meter: BudgetMeter) => string | undefined {
-  const fieldsByClass = new WeakMap<MessageClass, number>();
-  const fieldsOf = (type: MessageClass): number => {
-    let count = fieldsByClass.get(type);
-    if (count === undefined) {
-      // What toObject gives an empty message: the fields it fills in whatever the bytes say.
-      count = Object.keys(type.toObject(new type(), conversion)).length;
-      fieldsByClass.set(type, count);
+  const itemsByClass = new WeakMap<MessageClass, number>();
+  /** A message's own items: its object and what toObject fills in whatever the bytes say (an empty [] or {} too). */
+  const itemsOf = (type: MessageClass): number => {
+    let items = itemsByClass.get(type);
+    if (items === undefined) {
+      const defaults = Object.values(type.toObject(new type(), conversion));
+      const objects = defaults.filter((value) => typeof value === 'object' && value !== null).length;
+      items = OBJECT_ITEMS * (1 + objects) + defaults.length;
+      itemsByClass.set(type, items);
     }
-    return count;
+    return items;
   };
   const measure = (node: unknown, depth: number, meter: BudgetMeter): string | undefined => {
     const type = messageClassOf(node);
     if (type === undefined) return undefined;
-    const problem = meter.enter(depth) ?? meter.take(fieldsOf(type));
+    const problem = meter.enter(depth) ?? meter.take(itemsOf(type));
     if (problem !== undefined) return problem;
     for (const field of Object.values(node as object)) {
       const single = messageClassOf(field) !== undefined;
-      const items = single ? [field] : itemsOf(field);
+      const items = single ? [field] : elementsOf(field);
       if (items === undefined) continue;
-      // A message field is one of the fields counted above; a repeated or a map field adds its items.
+      // A message field is one of the fields counted above; a repeated or a map field adds its elements.
       const nested =
         (single ? undefined : meter.take(items.length)) ??
         firstOf(items, (item) => measure(item, depth + 1, meter));
@@ -75,7 +77,7 @@ function firstOf<T>(items: readonly unknown[], problemOf: (item: unknown) => T |
 }
 
 /** A repeated field's elements or a map field's values; undefined for any other field. */
-function itemsOf(field: unknown): readonly unknown[] | undefined {
+function elementsOf(field: unknown): readonly unknown[] | undefined {
   if (Array.isArray(field)) return field;
   if (typeof field === 'object' && field !== null && Object.getPrototypeOf(field) === Object.prototype) {
     return Object.values(field);

@@ -24,7 +24,8 @@ export type ParsedValue =
       readonly error: string;
       /**
        * The quarantine reason: JSON that does not parse is `invalid-event`, as it always was; bytes that
-       * a binary format cannot decode (bad magic, truncated, another schema) are `undecodable`.
+       * a binary format cannot decode (bad magic, truncated, another schema, past its decode budget:
+       * decode-budget.ts) are `undecodable`.
        */
       readonly reason: 'invalid-event' | 'undecodable';
     };
