@@ -9,6 +9,7 @@ import { quarantineRowKey } from '../../lambdas/core/inbox-item.js';
 import { createInboxConsumer } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
+import type { ValueFormat } from '../../lambdas/core/value-format.js';
 import { createLambdaContext } from '../esm/lambda-function.js';
 import { ordersConsumer } from '../orders/orders-consumer.js';
 import type { ConsumerUnderTest } from './poison-promise.js';
@@ -19,10 +20,16 @@ export interface PoisonTables {
   readonly appTableName: string;
 }
 
-export function orderConsumerUnderTest(tables: PoisonTables, consumerName: string): ConsumerUnderTest {
+/** `valueFormat`: how the values are read (JSON when left out). */
+export function orderConsumerUnderTest(
+  tables: PoisonTables,
+  consumerName: string,
+  valueFormat?: ValueFormat,
+): ConsumerUnderTest {
   let outcomes: readonly RecordOutcome[] = [];
   const handler = createInboxConsumer({
     ...ordersConsumer(tables.appTableName),
+    ...(valueFormat === undefined ? {} : { valueFormat }),
     settings: { inboxTableName: tables.inboxTableName, consumerName },
     dynamoDb: tables.client,
     logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),

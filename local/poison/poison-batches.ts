@@ -167,7 +167,7 @@ export const poisonBatch = fc
 
 export interface PoisonEvent {
   readonly eventSource: string;
-  readonly records: Record<string, unknown[]>;
+  readonly records: Readonly<Record<string, readonly unknown[]>>;
 }
 
 /** The largest record and the deepest nesting of an event, for the figures a run reports. */
