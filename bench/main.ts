@@ -21,6 +21,7 @@ import { describeMachine } from './machine.js';
 import { measureBundle } from './measure/bundle.js';
 import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './measure/ceiling.js';
 import { measureColdInit } from './measure/cold-init.js';
+import { measureDecodeCost } from './measure/decode-cost.js';
 import { measurePeakRss } from './measure/peak-rss.js';
 import { runSequence } from './measure/throughput.js';
 import { DEFAULT_RTT_SWEEP_MS, describeNetworkModel } from './network-model.js';
@@ -77,6 +78,9 @@ runCli({
     const progress = (message: string) =>
       console.log(`[${((performance.now() - startedMs) / 1000).toFixed(0).padStart(4)} s] ${message}`);
 
+    // First, while this process holds nothing else: its heap is what is measured.
+    progress("decode cost: one value at the edge of each format's budget, and hostile ones refused");
+    const decodeCost = measureDecodeCost();
     progress('starting DynamoDB Local');
     const dynamoDb = await startDynamoDbLocal();
     try {
@@ -202,6 +206,7 @@ runCli({
         defaultCredentialsBundle,
         coldInit,
         peakRss,
+        decodeCost,
         runs,
         wallSeconds: (performance.now() - startedMs) / 1000,
       };

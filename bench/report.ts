@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchJson, toJson } from './bench-json.js';
 import { CONTENDERS } from './contenders/index.js';
+import { decodeCostSection } from './decode-cost-report.js';
 import type { MachineDescription } from './machine.js';
 import { CEILING_CONCURRENCY, type Ceiling } from './measure/ceiling.js';
 import { networkSection } from './network-report.js';
@@ -165,6 +166,7 @@ KB and MB on this page are 1,024 and 1,048,576 bytes.
 - Peak RSS, one invocation of ${peakRss.records.toLocaleString('en-US')} new records (${peakRss.eventBytes.toLocaleString('en-US')} bytes, ${(peakRss.eventBytes / 1024 / 1024).toFixed(2)} MB of event JSON) in a fresh process against DynamoDB Local:
   **${peakRss.peakRssMb.toFixed(1)} MB** (${peakRss.afterImportRssMb.toFixed(1)} MB after import; the batch took ${(peakRss.milliseconds / 1000).toFixed(1)} s, ${peakRss.failures} records reported).
 
+${decodeCostSection(results.decodeCost)}
 ## Analysis
 
 ${analysis}

@@ -2,6 +2,7 @@
 import type { BundleMeasurement } from './measure/bundle.js';
 import type { Ceiling } from './measure/ceiling.js';
 import type { ColdInitMeasurement } from './measure/cold-init.js';
+import type { DecodeCostMeasurement } from './measure/decode-cost.js';
 import type { PeakRssMeasurement } from './measure/peak-rss.js';
 import { type Spread, spreadOf } from './measure/stats.js';
 import type { DeliveryMeasurement } from './measure/throughput.js';
@@ -47,6 +48,8 @@ export interface BenchResults {
   readonly defaultCredentialsBundle: BundleMeasurement | undefined;
   readonly coldInit: ColdInitMeasurement;
   readonly peakRss: PeakRssMeasurement;
+  /** One value at the edge of its format's decode budget, and hostile ones refused. */
+  readonly decodeCost: DecodeCostMeasurement;
   readonly runs: number;
   readonly wallSeconds: number;
 }
