@@ -1,46 +1,91 @@
 /**
  * Lambda's event filter patterns: the EventBridge pattern syntax, limited to the rules Lambda's filter
- * syntax table lists (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html#filtering-syntax):
- * exact values (string, number, boolean, null, ""), `prefix`, `suffix`, `equals-ignore-case`, `numeric`
- * (equals and ranges), `exists`, `anything-but` (a value or a list) and `$or`. A pattern is compiled once,
- * with every rule Lambda does not take refused by name (`wildcard`, `cidr`, an `anything-but` of a
- * prefix...), and then matched against records. The construct checks its `filters` with it at synth; the
- * ESM emulator filters with it: one definition of the rules.
+ * syntax table lists (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html#filtering-syntax),
+ * matched as AWS's engine matches them (aws/event-ruler; docs/aws-facts.md#event-filtering). A pattern is
+ * compiled once, refusing by name every rule Lambda does not take, what the engine refuses and what it
+ * would decide by accident (below), and then matched against events. The construct checks its `filters`
+ * with it at synth; the ESM emulator filters with it: one definition of the rules.
  *
- * Matching, as EventBridge documents it (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-event-patterns.html):
- * every field of a pattern must match (and); a field's list matches when any of its rules does (or); an
- * array in the record matches when any of its elements does; a field the record lacks matches only
- * `{ "exists": false }`; `exists` looks at leaves only (an object is not a leaf).
+ * Matching: the event is its leaves (filter-event.ts). Every field of a pattern must match (and); a
+ * field's list matches when any of its rules does (or); `$or` takes any of its branches. A field matches
+ * when one of its leaves passes (an array's elements, arrays within arrays too, are the field's leaves),
+ * and `exists: false` when it has no leaf at all (a missing field, an object, `[]`). The leaves chosen for
+ * the fields of one match must come from the same element of every array they share: `{ a: [1], b: [2] }`
+ * under an array matches an element holding both, not one holding a and another b.
  *
- * Why not a package: no maintained implementation of AWS event patterns is in the npm registry this
- * project installs from (the closest, eb-patterns, is not served there; serverless-offline-aws-eventbridge
- * is a Serverless Framework plugin), so this is a small matcher tested rule by rule
- * (test/unit/lib/filter-pattern.test.ts).
+ * Refused as ambiguous, because the engine decides them by how it happens to be built (the order of
+ * field names, its rule-overriding option, its path joining): a field name with a dot; a field named both
+ * beside `$or` and inside a branch; `exists: false` beside another field under a shared nested object,
+ * which may be an array of objects in some events.
  */
+import { type EventLeaf, FlatEvent, flattenValue, joinPath } from './filter-event.js';
+import {
+  compileRule,
+  describe,
+  type FieldRule,
+  FilterPatternError,
+  isPlainObject,
+  type LeafTest,
+} from './filter-rules.js';
 
-/** A compiled pattern: whether a record (an object) matches it. */
-export type CompiledPattern = (record: unknown) => boolean;
+export { FilterPatternError, isPlainObject } from './filter-rules.js';
 
-export class FilterPatternError extends Error {
-  public override readonly name = 'FilterPatternError';
+/** A compiled pattern: whether an event (a flat event, or any JavaScript value) matches it. */
+export type CompiledPattern = (event: unknown) => boolean;
+
+/**
+ * Names event-ruler keeps for operators and refuses as field names inside `$or` (its
+ * `RESERVED_FIELD_NAMES_IN_OR_RELATIONSHIP`): without `$or` they are ordinary names.
+ */
+const RESERVED_IN_OR = new Set([
+  ...[
+    'exactly',
+    'equals-ignore-case',
+    'prefix',
+    'suffix',
+    'anything-but',
+    'exists',
+    'wildcard',
+    'numeric',
+    'cidr',
+  ],
+  ...['=', '<', '<=', '>', '>=', 'regex', 'not-wildcard', 'not-equals-ignore-case'],
+  ...['date-after', 'date-on-or-after', 'date-before', 'date-on-or-before', 'in-date-range'],
+  ...['ip-address-in-range', 'ip-address-not-in-range'],
+]);
+
+/**
+ * AWS refuses a pattern whose `$or`s make "over 1000 rule combinations"
+ * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-create-pattern-operators.html).
+ */
+export const MAX_PATTERN_ALTERNATIVES = 1_000;
+
+interface Positive {
+  readonly path: string;
+  readonly label: string;
+  readonly tests: readonly LeafTest[];
 }
 
-type Field = { readonly present: false } | { readonly present: true; readonly value: unknown };
-type FieldTest = (field: Field) => boolean;
-type ValueTest = (value: unknown) => boolean;
-
-const NUMERIC_LOWER = new Set(['>', '>=']);
-const NUMERIC_UPPER = new Set(['<', '<=']);
+/** One way to match: every positive field has a leaf passing one of its tests, every absent one none. */
+interface Alternative {
+  readonly positives: readonly Positive[];
+  readonly absent: readonly { readonly path: string; readonly label: string }[];
+}
 
 /** Compiles a pattern object, or throws a FilterPatternError naming the path and the rule it refuses. */
-export function compilePattern(pattern: unknown): CompiledPattern {
-  return compileObject(pattern, '');
+export function compilePattern(pattern: unknown, label = ''): CompiledPattern {
+  return matcherOf(checked(compileObject(pattern, '', label, false)));
+}
+
+/** A list of rules on the event itself (a Kafka value that is a plain string). */
+export function compileRootRules(rules: unknown, label: string): CompiledPattern {
+  return matcherOf(checked(compileField(rules, '', label)));
 }
 
 /** The problems with a pattern, empty when Lambda's rules accept it. */
-export function patternProblems(pattern: unknown): string[] {
+export function patternProblems(pattern: unknown, label = ''): string[] {
   try {
-    compilePattern(pattern);
+    compilePattern(pattern, label);
     return [];
   } catch (error) {
     if (error instanceof FilterPatternError) return [error.message];
@@ -48,162 +93,138 @@ export function patternProblems(pattern: unknown): string[] {
   }
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function fieldOf(record: unknown, name: string): Field {
-  return isPlainObject(record) && Object.hasOwn(record, name)
-    ? { present: true, value: record[name] }
-    : { present: false };
-}
-
-function compileObject(pattern: unknown, path: string): CompiledPattern {
+function compileObject(pattern: unknown, path: string, label: string, inOr: boolean): Alternative[] {
   if (!isPlainObject(pattern) || Object.keys(pattern).length === 0) {
-    throw new FilterPatternError(`${path || 'the pattern'} must be a non-empty object of fields`);
+    throw new FilterPatternError(`${label || 'the pattern'} must be a non-empty object of fields`);
   }
-  const tests: CompiledPattern[] = Object.entries(pattern).map(([name, spec]) => {
-    const at = path === '' ? name : `${path}.${name}`;
-    if (name === '$or') return compileOr(spec, at);
-    if (Array.isArray(spec)) {
-      const test = compileLeaf(spec, at);
-      return (record) => test(fieldOf(record, name));
-    }
-    if (isPlainObject(spec)) {
-      const nested = compileObject(spec, at);
-      return (record) => {
-        const field = fieldOf(record, name);
-        if (field.present && Array.isArray(field.value))
-          return field.value.some((element) => nested(element));
-        return nested(field.present ? field.value : undefined);
-      };
-    }
-    throw new FilterPatternError(
-      `${at} must be a list of rules or an object of fields, not ${describe(spec)}`,
-    );
-  });
-  return (record) => tests.every((test) => test(record));
-}
-
-function compileOr(spec: unknown, at: string): CompiledPattern {
-  if (!Array.isArray(spec) || spec.length < 2) {
-    throw new FilterPatternError(`${at} must list at least two patterns`);
-  }
-  const branches = spec.map((branch, index) => compileObject(branch, `${at}[${index}]`));
-  return (record) => branches.some((branch) => branch(record));
-}
-
-function compileLeaf(rules: readonly unknown[], at: string): FieldTest {
-  if (rules.length === 0) throw new FilterPatternError(`${at} has an empty list: give at least one rule`);
-  const tests = rules.map((rule, index) => compileRule(rule, `${at}[${index}]`));
-  return (field) => tests.some((test) => test(field));
-}
-
-/** A rule on a leaf; on a present array, true when any element passes (EventBridge's array rule). */
-function onValue(test: ValueTest): FieldTest {
-  return (field) => {
-    if (!field.present) return false;
-    return Array.isArray(field.value) ? field.value.some(test) : test(field.value);
-  };
-}
-
-function compileRule(rule: unknown, at: string): FieldTest {
-  if (rule === null || ['string', 'number', 'boolean'].includes(typeof rule)) {
-    return onValue((value) => value === rule);
-  }
-  if (!isPlainObject(rule)) throw new FilterPatternError(`${at} is ${describe(rule)}: not a rule`);
-  const entries = Object.entries(rule);
-  const [entry] = entries;
-  if (entries.length !== 1 || !entry) {
-    throw new FilterPatternError(`${at} must have exactly one operator, has ${entries.length}`);
-  }
-  const [operator, operand] = entry;
-  switch (operator) {
-    case 'prefix': {
-      const prefix = stringOperand(operand, at, operator);
-      return onValue((value) => typeof value === 'string' && value.startsWith(prefix));
-    }
-    case 'suffix': {
-      const suffix = stringOperand(operand, at, operator);
-      return onValue((value) => typeof value === 'string' && value.endsWith(suffix));
-    }
-    case 'equals-ignore-case': {
-      const expected = stringOperand(operand, at, operator).toLowerCase();
-      return onValue((value) => typeof value === 'string' && value.toLowerCase() === expected);
-    }
-    case 'numeric':
-      return onValue(compileNumeric(operand, at));
-    case 'exists':
-      if (typeof operand !== 'boolean') throw new FilterPatternError(`${at}: exists takes true or false`);
-      return (field) => (operand ? field.present && !isPlainObject(field.value) : !field.present);
-    case 'anything-but':
-      return compileAnythingBut(operand, at);
-    default:
-      throw new FilterPatternError(
-        `${at}: "${operator}" is not in Lambda's filter rules (exact values, prefix, suffix, equals-ignore-case, numeric, exists, anything-but, $or)`,
-      );
-  }
-}
-
-function stringOperand(operand: unknown, at: string, operator: string): string {
-  if (typeof operand !== 'string') {
-    throw new FilterPatternError(`${at}: ${operator} takes a string, not ${describe(operand)}`);
-  }
-  return operand;
-}
-
-function compileAnythingBut(operand: unknown, at: string): FieldTest {
-  const values = Array.isArray(operand) ? operand : [operand];
-  const scalar = (value: unknown): boolean => typeof value === 'string' || typeof value === 'number';
-  if (values.length === 0 || !values.every(scalar)) {
-    throw new FilterPatternError(
-      `${at}: anything-but takes a string, a number or a list of them (Lambda's filter rules have no anything-but of a prefix, suffix or wildcard)`,
-    );
-  }
-  // A field the record lacks is not "anything but": EventBridge matches anything-but on present fields only.
-  return onValue((value) => !values.includes(value as string | number));
-}
-
-function compileNumeric(operand: unknown, at: string): ValueTest {
-  const fail = (why: string): never => {
-    throw new FilterPatternError(`${at}: numeric ${why}`);
-  };
-  if (!Array.isArray(operand)) return fail('takes a list such as [">", 0, "<=", 5] or ["=", 100]');
-  const pairs: [string, number][] = [];
-  for (let index = 0; index < operand.length; index += 2) {
-    const [operator, bound] = [operand[index], operand[index + 1]];
-    if (typeof operator !== 'string' || typeof bound !== 'number' || !Number.isFinite(bound)) {
-      fail(`needs an operator followed by a number at position ${index}`);
-    }
-    pairs.push([operator as string, bound as number]);
-  }
-  const [first, second] = pairs;
-  const valid =
-    (pairs.length === 1 &&
-      first &&
-      (first[0] === '=' || NUMERIC_LOWER.has(first[0]) || NUMERIC_UPPER.has(first[0]))) ||
-    (pairs.length === 2 && first && second && NUMERIC_LOWER.has(first[0]) && NUMERIC_UPPER.has(second[0]));
-  if (!valid) fail('takes "=" alone, one bound, or a lower bound (>, >=) then an upper bound (<, <=)');
-  return (value) =>
-    typeof value === 'number' &&
-    pairs.every(([operator, bound]) => {
-      switch (operator) {
-        case '=':
-          return value === bound;
-        case '>':
-          return value > bound;
-        case '>=':
-          return value >= bound;
-        case '<':
-          return value < bound;
-        default:
-          return value <= bound;
+  let alternatives: Alternative[] = [{ positives: [], absent: [] }];
+  for (const [name, spec] of Object.entries(pattern)) {
+    const at = label === '' ? name : `${label}.${name}`;
+    let field: Alternative[];
+    if (name === '$or') field = compileOr(spec, path, at);
+    else {
+      if (name.includes('.')) {
+        throw new FilterPatternError(
+          `${at}: a field name with a dot is ambiguous: AWS's matcher joins nested names with dots, so "${name}" would also match the nested fields ${name.split('.').join(' › ')}`,
+        );
       }
-    });
+      if (inOr && RESERVED_IN_OR.has(name)) {
+        throw new FilterPatternError(
+          `${at}: "${name}" names an operator, and AWS's matcher refuses it as a field name inside $or`,
+        );
+      }
+      const fieldPath = joinPath(path, name);
+      if (Array.isArray(spec)) field = compileField(spec, fieldPath, at);
+      else if (isPlainObject(spec)) field = compileObject(spec, fieldPath, at, inOr);
+      else
+        throw new FilterPatternError(
+          `${at} must be a list of rules or an object of fields, not ${describe(spec)}`,
+        );
+    }
+    alternatives = alternatives.flatMap((left) =>
+      field.map((right) => ({
+        positives: [...left.positives, ...right.positives],
+        absent: [...left.absent, ...right.absent],
+      })),
+    );
+    if (alternatives.length > MAX_PATTERN_ALTERNATIVES) {
+      throw new FilterPatternError(
+        `${at}: the pattern's $or branches multiply to more than ${MAX_PATTERN_ALTERNATIVES} combinations, which AWS refuses`,
+      );
+    }
+  }
+  return alternatives;
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `a ${typeof value}`;
+function compileOr(spec: unknown, path: string, at: string): Alternative[] {
+  if (!Array.isArray(spec) || spec.length < 2)
+    throw new FilterPatternError(`${at} must list at least two patterns`);
+  return spec.flatMap((branch, index) => compileObject(branch, path, `${at}[${index}]`, true));
+}
+
+/** A field's list: one alternative with its tests when it has any, one where it is absent when asked. */
+function compileField(rules: unknown, path: string, at: string): Alternative[] {
+  if (!Array.isArray(rules)) throw new FilterPatternError(`${at} must be a list of rules`);
+  if (rules.length === 0) throw new FilterPatternError(`${at} has an empty list: give at least one rule`);
+  const compiled: FieldRule[] = rules.map((rule, index) => compileRule(rule, `${at}[${index}]`));
+  const tests = compiled.flatMap((rule) => (rule.kind === 'leaf' ? [rule.test] : []));
+  return [
+    ...(tests.length > 0 ? [{ positives: [{ path, label: at, tests }], absent: [] }] : []),
+    ...(compiled.some((rule) => rule.kind === 'absent')
+      ? [{ positives: [], absent: [{ path, label: at }] }]
+      : []),
+  ];
+}
+
+/** Refuses what the engine would decide by accident (see the header), then returns the alternatives. */
+function checked(alternatives: readonly Alternative[]): readonly Alternative[] {
+  for (const { positives, absent } of alternatives) {
+    const named = [...positives, ...absent];
+    const seen = new Map<string, string>();
+    for (const { path, label } of named) {
+      const other = seen.get(path);
+      if (other !== undefined) {
+        throw new FilterPatternError(
+          `${label}: the field is named twice (${other} and ${label}, beside $or and inside a branch): AWS's matcher lets one replace the other; name it in the branches only`,
+        );
+      }
+      seen.set(path, label);
+    }
+    for (const gone of absent) {
+      const beside = positives.find((positive) => sharedAncestor(gone.path, positive.path));
+      if (beside !== undefined) {
+        throw new FilterPatternError(
+          `${gone.label}: exists: false beside ${beside.label} under one nested object is ambiguous: where that object is an array of objects, AWS's matcher decides it by the order of the field names; test the absence in the consumer instead`,
+        );
+      }
+    }
+  }
+  return alternatives;
+}
+
+/** Whether two paths lie under one nested object (not the event itself), which may be an array's element. */
+function sharedAncestor(a: string, b: string): boolean {
+  const [first, second] = [a.split('.').slice(0, -1), b.split('.').slice(0, -1)];
+  return first.length > 0 && second.length > 0 && first[0] === second[0];
+}
+
+function matcherOf(alternatives: readonly Alternative[]): CompiledPattern {
+  return (event) => {
+    const flat = event instanceof FlatEvent ? event : flattenValue(event);
+    return alternatives.some((alternative) => matchesAlternative(alternative, flat));
+  };
+}
+
+function matchesAlternative({ positives, absent }: Alternative, event: FlatEvent): boolean {
+  if (absent.some(({ path }) => event.leavesAt(path).length > 0)) return false;
+  const candidates = positives.map(({ path, tests }) =>
+    event.leavesAt(path).filter((leaf) => tests.some((test) => test(leaf.value))),
+  );
+  if (candidates.some((leaves) => leaves.length === 0)) return false;
+  // Fewest first: a field with one candidate pins its elements before the wide ones are tried.
+  return consistentChoice(
+    candidates.sort((x, y) => x.length - y.length),
+    0,
+    new Map(),
+  );
+}
+
+/** Whether one leaf per field can be chosen from the same element of every array they share. */
+function consistentChoice(
+  candidates: readonly (readonly EventLeaf[])[],
+  index: number,
+  pinned: ReadonlyMap<number, number>,
+): boolean {
+  const leaves = candidates[index];
+  if (leaves === undefined) return true;
+  return leaves.some((leaf) => {
+    for (let link = leaf.elements; link !== undefined; link = link.outer) {
+      const held = pinned.get(link.array);
+      if (held !== undefined && held !== link.element) return false;
+    }
+    if (index === candidates.length - 1) return true;
+    const next = new Map(pinned);
+    for (let link = leaf.elements; link !== undefined; link = link.outer) next.set(link.array, link.element);
+    return consistentChoice(candidates, index + 1, next);
+  });
 }

@@ -11,7 +11,14 @@
  * consequence, in the same section).
  */
 import { Token } from 'aws-cdk-lib';
-import { compilePattern, isPlainObject, patternProblems } from './filter-pattern.js';
+import { FlatEvent, flattenJsonText, flattenValue } from './filter-event.js';
+import {
+  type CompiledPattern,
+  compilePattern,
+  compileRootRules,
+  FilterPatternError,
+  isPlainObject,
+} from './filter-pattern.js';
 
 /**
  * One filter: a pattern on the record's `value`, e.g. `{ value: { type: ['order.placed'] } }` for a JSON
@@ -35,7 +42,13 @@ export function filterProblems(filters: readonly KafkaRecordFilter[] | undefined
     if (extra.length > 0 || !('value' in filter)) {
       return [`${name} names ${extra.join(', ') || 'no value'}: Kafka mappings filter on "value" only`];
     }
-    const problems = patternProblems(filter).map((problem) => `${name}: ${problem}`);
+    const problems: string[] = [];
+    try {
+      compileValueFilter(filter);
+    } catch (error) {
+      if (!(error instanceof FilterPatternError)) throw error;
+      problems.push(`${name}: ${error.message}`);
+    }
     const length = JSON.stringify(filter).length;
     if (length > MAX_PATTERN_CHARACTERS) {
       problems.push(
@@ -49,7 +62,8 @@ export function filterProblems(filters: readonly KafkaRecordFilter[] | undefined
 type DecodedValue =
   | { readonly form: 'absent' }
   | { readonly form: 'undecodable' }
-  | { readonly form: 'json'; readonly value: Record<string, unknown> }
+  /** `text`: as sent, for its numbers' text (filter-event.ts). */
+  | { readonly form: 'json'; readonly value: Record<string, unknown>; readonly text: string }
   | { readonly form: 'string'; readonly value: string };
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -65,11 +79,21 @@ export function decodeValue(bytes: Uint8Array | null): DecodedValue {
   }
   try {
     const parsed: unknown = JSON.parse(text);
-    if (isPlainObject(parsed)) return { form: 'json', value: parsed };
+    if (isPlainObject(parsed)) return { form: 'json', value: parsed, text };
   } catch {
     // A plain string.
   }
   return { form: 'string', value: text };
+}
+
+/** A filter's `value`: fields of a JSON object, or rules on the value as a string. */
+function compileValueFilter(filter: KafkaRecordFilter): CompiledPattern {
+  const { value } = filter;
+  if (isPlainObject(value)) return compilePattern(value, 'value');
+  if (Array.isArray(value)) return compileRootRules(value, 'value');
+  throw new FilterPatternError(
+    'value must be an object of fields (a JSON value) or a list of rules (a string value)',
+  );
 }
 
 /** Compiles the filters once; the result says whether a record's value is delivered. */
@@ -78,15 +102,21 @@ export function compileKafkaFilters(
 ): (value: Uint8Array | null) => boolean {
   const compiled = filters.map((filter) => ({
     onFields: isPlainObject(filter.value),
-    matches: compilePattern(filter),
+    matches: compileValueFilter(filter),
   }));
   return (bytes) => {
     const decoded = decodeValue(bytes);
+    if (decoded.form === 'undecodable') return true;
+    // Flattened once for all the filters: the JSON text with its numbers as written, or the string.
+    const event =
+      decoded.form === 'absent'
+        ? new FlatEvent([])
+        : decoded.form === 'json'
+          ? flattenJsonText(decoded.text)
+          : flattenValue(decoded.value);
     return compiled.some(({ onFields, matches }) => {
-      if (decoded.form === 'absent') return matches({});
-      if (decoded.form === 'undecodable') return true;
-      if ((decoded.form === 'json') !== onFields) return true;
-      return matches({ value: decoded.value });
+      if (decoded.form !== 'absent' && (decoded.form === 'json') !== onFields) return true;
+      return matches(event);
     });
   };
 }

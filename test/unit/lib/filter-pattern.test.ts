@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { elementsOf, type FlatEvent, flattenJsonText, flattenValue } from '../../../lib/filter-event.js';
 import { compilePattern, patternProblems } from '../../../lib/filter-pattern.js';
 
 /** Whether `pattern` matches `record`. */
@@ -86,7 +87,7 @@ describe('Lambda filter patterns: what Lambda refuses', () => {
   it.each([
     [{ a: [{ wildcard: '*.png' }] }, /"wildcard" is not in Lambda's filter rules/],
     [{ a: [{ cidr: '10.0.0.0/24' }] }, /"cidr" is not in Lambda's filter rules/],
-    [{ a: [{ 'anything-but': { prefix: 'x' } }] }, /anything-but takes a string, a number or a list/],
+    [{ a: [{ 'anything-but': { prefix: 'x' } }] }, /anything-but takes a string, a number, or a list/],
     [{ a: [{ numeric: ['<', 5, '>', 1] }] }, /lower bound .* then an upper bound/],
     [{ a: [{ numeric: ['>', 'one'] }] }, /operator followed by a number/],
     [{ a: [{ prefix: 1 }] }, /prefix takes a string/],
@@ -127,15 +128,17 @@ describe('Lambda filter patterns: what Lambda refuses', () => {
 describe('Lambda filter patterns: properties over any JSON record', () => {
   const field = fc.oneof(fc.constant(undefined), fc.jsonValue());
   const recordWith = (value: unknown) => (value === undefined ? {} : { a: value });
-  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-  it('exists: true and exists: false disagree on every leaf, present or missing; neither matches an object', () => {
+  it('exactly one of exists: true and exists: false matches any value: true when the field holds a leaf', () => {
+    /** A scalar, or an array holding one at any depth of arrays (not inside an object). */
+    const holdsLeaf = (value: unknown): boolean =>
+      Array.isArray(value) ? value.some(holdsLeaf) : typeof value !== 'object' || value === null;
     fc.assert(
       fc.property(field, (value) => {
         const present = matches({ a: [{ exists: true }] }, recordWith(value));
         const missing = matches({ a: [{ exists: false }] }, recordWith(value));
-        expect(present && missing).toBe(false);
-        expect(present || missing).toBe(!isObject(value));
+        expect(present).toBe(!missing);
+        expect(present).toBe(value !== undefined && holdsLeaf(value));
       }),
     );
   });
@@ -160,3 +163,129 @@ describe('Lambda filter patterns: properties over any JSON record', () => {
     fc.assert(fc.property(fc.jsonValue(), (record) => typeof pattern(record) === 'boolean'));
   });
 });
+
+describe('Lambda filter patterns: as AWS matches what is not a plain leaf', () => {
+  it('compares exact numbers by their text, as Lambda documents (300, 300.0 and 3.0e2 differ), and numeric rules by value', () => {
+    const text = (json: string) => flattenJsonText(json);
+    expect(compilePattern({ a: [300] })(text('{"a":300}'))).toBe(true);
+    expect(compilePattern({ a: [300] })(text('{"a":300.0}'))).toBe(false);
+    expect(compilePattern({ a: [300] })(text('{"a":3.0e2}'))).toBe(false);
+    expect(compilePattern({ a: [{ 'anything-but': [300] }] })(text('{"a":3.0e2}'))).toBe(true);
+    expect(compilePattern({ a: [{ numeric: ['=', 300] }] })(text('{"a":3.0e2}'))).toBe(true);
+  });
+
+  it('matches numeric rules within ±5.0e9 at six decimals only, and refuses bounds past that at synth', () => {
+    expect(matches({ n: [{ numeric: ['>', 0] }] }, { n: 5e9 })).toBe(true);
+    expect(matches({ n: [{ numeric: ['>', 0] }] }, { n: 5e9 + 1 })).toBe(false);
+    expect(matches({ n: [{ numeric: ['>', 1] }] }, { n: 1.0000004 })).toBe(false);
+    expect(matches({ n: [{ numeric: ['>', 1] }] }, { n: 1.000001 })).toBe(true);
+    expect(patternProblems({ n: [{ numeric: ['>', 1_700_000_000_000] }] })).toEqual([
+      expect.stringMatching(
+        /bound 1700000000000 is outside what AWS documents for numeric matching: -5\.0e9 to 5\.0e9/,
+      ),
+    ]);
+    expect(patternProblems({ n: [{ numeric: ['=', 0.1234567] }] })).toEqual([
+      expect.stringMatching(/at most 6 digits after the decimal point/),
+    ]);
+    expect(patternProblems({ n: [{ numeric: ['>=', 5, '<=', 5] }] })).toEqual([
+      expect.stringMatching(/lower bound must be below its upper bound/),
+    ]);
+  });
+
+  it('flattens arrays within arrays, and takes the fields of one match from one element of each array', () => {
+    expect(matches({ a: [1] }, { a: [[1, 2], [3]] })).toBe(true);
+    const employees = { employees: [[{ first: 'Anna', last: 'Smith' }], [{ first: 'John', last: 'Doe' }]] };
+    expect(matches({ employees: { first: ['Anna'], last: ['Smith'] } }, employees)).toBe(true);
+    expect(matches({ employees: { first: ['Anna'], last: ['Doe'] } }, employees)).toBe(false);
+  });
+
+  it('takes an object, [] or an array of objects as no leaf: exists: false matches, anything-but does not', () => {
+    for (const a of [{ b: 1 }, {}, [], [{ b: 1 }], [[]]]) {
+      expect(matches({ a: [{ exists: false }] }, { a })).toBe(true);
+      expect(matches({ a: [{ exists: true }] }, { a })).toBe(false);
+      expect(matches({ a: [{ 'anything-but': 'x' }] }, { a })).toBe(false);
+    }
+  });
+
+  it('refuses at synth what AWS would decide by accident: a dotted name, a name beside $or and in a branch, exists: false beside a field of one nested object', () => {
+    expect(patternProblems({ 'a.b': ['x'] })).toEqual([
+      expect.stringMatching(/^a\.b: a field name with a dot is ambiguous/),
+    ]);
+    expect(patternProblems({ name: ['a'], $or: [{ name: ['b'] }, { c: ['x'] }] })).toEqual([
+      expect.stringMatching(/the field is named twice \(name and \$or\[0\]\.name/),
+    ]);
+    expect(patternProblems({ d: { a: [{ exists: false }], b: [1] } })).toEqual([
+      expect.stringMatching(/^d\.a: exists: false beside d\.b under one nested object is ambiguous/),
+    ]);
+    // Beside a field of the event itself, or alone under a nested object, it is plain.
+    expect(patternProblems({ a: [{ exists: false }], b: [1] })).toEqual([]);
+    expect(patternProblems({ d: { a: [{ exists: false }] }, e: [1] })).toEqual([]);
+  });
+
+  it('refuses anything-but lists AWS refuses, operator names as field names inside $or, and more than 1,000 $or combinations', () => {
+    expect(patternProblems({ a: [{ 'anything-but': ['x', 1] }] })).toEqual([
+      expect.stringMatching(/strings only or of numbers only/),
+    ]);
+    expect(patternProblems({ $or: [{ numeric: [1] }, { b: [2] }] })).toEqual([
+      expect.stringMatching(
+        /"numeric" names an operator, and AWS's matcher refuses it as a field name inside \$or/,
+      ),
+    ]);
+    expect(patternProblems({ numeric: [1] })).toEqual([]);
+    const branches = (name: string) => Array.from({ length: 10 }, (_, i) => ({ [name]: [i] }));
+    const thousand = { x: { $or: branches('a') }, y: { $or: branches('b') }, z: { $or: branches('c') } };
+    expect(patternProblems(thousand)).toEqual([]);
+    expect(patternProblems({ ...thousand, w: { $or: [{ d: [1] }, { e: [2] }] } })).toEqual([
+      expect.stringMatching(/more than 1000 combinations, which AWS refuses/),
+    ]);
+  });
+
+  it('refuses a number JSON cannot carry (CDK would write null)', () => {
+    expect(patternProblems({ a: [Number.POSITIVE_INFINITY] })).toEqual([
+      expect.stringMatching(/Infinity is not a number JSON can carry/),
+    ]);
+    expect(patternProblems({ a: [{ 'anything-but': [Number.NaN] }] })).toEqual([
+      expect.stringMatching(/NaN is not a number JSON can carry/),
+    ]);
+  });
+});
+
+describe('events as leaves', () => {
+  it('reads a JSON text to the same leaves as its parsed value, numbers aside', () => {
+    // Each leaf as its value and its element in each array it is in, outermost first; array ids may differ.
+    const leavesOf = (event: FlatEvent, paths: readonly string[]) =>
+      paths.map((path) =>
+        event
+          .leavesAt(path)
+          .map((leaf) => JSON.stringify([leaf.value, elementsOf(leaf).map(([, element]) => element)]))
+          .sort(),
+      );
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        const text = JSON.stringify(value);
+        const paths = [...new Set(collectPaths(value, ''))];
+        const fromText = leavesOf(flattenJsonText(text), paths);
+        const fromValue = leavesOf(flattenValue(JSON.parse(text)), paths);
+        expect(fromText).toEqual(fromValue);
+      }),
+    );
+  });
+
+  it('flattens a value nested a million deep without a stack', () => {
+    const depth = 1_000_000;
+    const event = flattenJsonText(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+    expect(event.leavesAt(Array.from({ length: depth }, () => 'a').join('.'))).toHaveLength(1);
+    const arrays = flattenJsonText(`{"a":${'['.repeat(depth)}"x"${']'.repeat(depth)}}`);
+    expect(compilePattern({ a: ['x'] })(arrays)).toBe(true);
+  });
+});
+
+function collectPaths(value: unknown, path: string): string[] {
+  if (Array.isArray(value)) return value.flatMap((element) => collectPaths(element, path));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([name, field]) =>
+      collectPaths(field, path === '' ? name : `${path}.${name}`),
+    );
+  }
+  return [path];
+}
