@@ -13,6 +13,7 @@ import { avroValues } from '../../lambdas/core/avro-values.js';
 import { DECODE_BUDGET, itemAllowance, OBJECT_ITEMS } from '../../lambdas/core/decode-budget.js';
 import { protobufValues } from '../../lambdas/core/protobuf-values.js';
 import { JSON_VALUES, type ValueFormat } from '../../lambdas/core/value-format.js';
+import { zigzagVarint } from '../../local/schema-registry/wire-frames.js';
 
 export interface DecodeCostRow {
   readonly format: 'Avro' | 'Protobuf' | 'JSON';
@@ -174,18 +175,8 @@ export function measureDecodeCost(): DecodeCostMeasurement {
     if (parsed.ok) throw new Error(`${format} ${shape} was decoded`);
     return { format, shape, payloadBytes: payload.length, microseconds, error: parsed.error };
   };
-  const claimed = (count: bigint) => {
-    const zigzag = count * 2n;
-    const bytes: number[] = [];
-    for (let rest = zigzag; ; rest >>= 7n) {
-      if (rest < 0x80n) {
-        bytes.push(Number(rest));
-        break;
-      }
-      bytes.push(Number(rest & 0x7fn) | 0x80);
-    }
-    return Buffer.from([0, ...bytes, 0]);
-  };
+  // An empty pad, then a block count no bytes back.
+  const claimed = (count: bigint) => Buffer.concat([zigzagVarint(0), zigzagVarint(count), zigzagVarint(0)]);
   const refused = [
     refuse(
       'Avro',

@@ -49,17 +49,23 @@ export function glueFrame(
   ]);
 }
 
-function zigzagVarint(value: number): Buffer {
-  return unsignedVarint(value >= 0 ? value * 2 : -value * 2 - 1);
+/**
+ * Protobuf's sint and Avro's int and long: zigzag, then a varint
+ * (https://protobuf.dev/programming-guides/encoding/#signed-ints). A bigint for the 64-bit range.
+ */
+export function zigzagVarint(value: number | bigint): Buffer {
+  const n = BigInt(value);
+  return unsignedVarint(n >= 0n ? n * 2n : -n * 2n - 1n);
 }
 
-function unsignedVarint(value: number): Buffer {
+/** Base-128, least significant group first; a negative number as its 64-bit two's complement. */
+export function unsignedVarint(value: number | bigint): Buffer {
   const bytes: number[] = [];
-  let rest = value;
-  while (rest >= 0x80) {
-    bytes.push((rest % 0x80) | 0x80);
-    rest = Math.floor(rest / 0x80);
+  let rest = BigInt.asUintN(64, BigInt(value));
+  while (rest >= 0x80n) {
+    bytes.push(Number(rest & 0x7fn) | 0x80);
+    rest >>= 7n;
   }
-  bytes.push(rest);
+  bytes.push(Number(rest));
   return Buffer.from(bytes);
 }

@@ -1,25 +1,17 @@
 /**
- * The varints of the binary formats, written by hand so a test can make them claim what it likes: a count
- * no bytes back, a length past the end, a varint longer than any integer.
+ * The varints of the binary formats, put where a test likes so they claim what it likes: a count no bytes
+ * back, a length past the end, a varint longer than any integer.
  */
+import { unsignedVarint, zigzagVarint } from '../../local/schema-registry/wire-frames.js';
 
-/** Base-128, least significant group first (https://protobuf.dev/programming-guides/encoding/#varints). */
+/** An unsigned varint (local/schema-registry/wire-frames.ts), as bytes to splice. */
 export function varint(value: bigint | number): number[] {
-  let rest = BigInt(value);
-  if (rest < 0n) rest = BigInt.asUintN(64, rest);
-  const bytes: number[] = [];
-  while (rest >= 0x80n) {
-    bytes.push(Number(rest & 0x7fn) | 0x80);
-    rest >>= 7n;
-  }
-  bytes.push(Number(rest));
-  return bytes;
+  return [...unsignedVarint(value)];
 }
 
 /** Avro's int and long: zigzag, then a varint (https://avro.apache.org/docs/1.11.1/specification/#binary-encoding). */
 export function avroLong(value: bigint | number): number[] {
-  const n = BigInt(value);
-  return varint(n >= 0n ? n * 2n : -n * 2n - 1n);
+  return [...zigzagVarint(value)];
 }
 
 /** An Avro string: its byte length, then its UTF-8 bytes. */
