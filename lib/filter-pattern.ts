@@ -121,17 +121,13 @@ function compileObject(pattern: unknown, path: string, label: string, inOr: bool
           `${at} must be a list of rules or an object of fields, not ${describe(spec)}`,
         );
     }
+    refuseCombinationsPast(alternatives.length * field.length, at);
     alternatives = alternatives.flatMap((left) =>
       field.map((right) => ({
         positives: [...left.positives, ...right.positives],
         absent: [...left.absent, ...right.absent],
       })),
     );
-    if (alternatives.length > MAX_PATTERN_ALTERNATIVES) {
-      throw new FilterPatternError(
-        `${at}: the pattern's $or branches multiply to more than ${MAX_PATTERN_ALTERNATIVES} combinations, which AWS refuses`,
-      );
-    }
   }
   return alternatives;
 }
@@ -139,7 +135,21 @@ function compileObject(pattern: unknown, path: string, label: string, inOr: bool
 function compileOr(spec: unknown, path: string, at: string): Alternative[] {
   if (!Array.isArray(spec) || spec.length < 2)
     throw new FilterPatternError(`${at} must list at least two patterns`);
-  return spec.flatMap((branch, index) => compileObject(branch, path, `${at}[${index}]`, true));
+  const alternatives: Alternative[] = [];
+  for (const [index, branch] of spec.entries()) {
+    alternatives.push(...compileObject(branch, path, `${at}[${index}]`, true));
+    refuseCombinationsPast(alternatives.length, at);
+  }
+  return alternatives;
+}
+
+/** Refused before they are made: a 4,096-character pattern can ask for millions. */
+function refuseCombinationsPast(combinations: number, at: string): void {
+  if (combinations > MAX_PATTERN_ALTERNATIVES) {
+    throw new FilterPatternError(
+      `${at}: the pattern's $or branches multiply to more than ${MAX_PATTERN_ALTERNATIVES} combinations, which AWS refuses`,
+    );
+  }
 }
 
 /** A field's list: one alternative with its tests when it has any, one where it is absent when asked. */
@@ -201,30 +211,88 @@ function matchesAlternative({ positives, absent }: Alternative, event: FlatEvent
     event.leavesAt(path).filter((leaf) => tests.some((test) => test(leaf.value))),
   );
   if (candidates.some((leaves) => leaves.length === 0)) return false;
-  // Fewest first: a field with one candidate pins its elements before the wide ones are tried.
-  return consistentChoice(
-    candidates.sort((x, y) => x.length - y.length),
-    0,
-    new Map(),
-  );
+  if (candidates.length === 1) return true;
+  return new ElementSearch(candidates).found();
 }
 
-/** Whether one leaf per field can be chosen from the same element of every array they share. */
-function consistentChoice(
-  candidates: readonly (readonly EventLeaf[])[],
-  index: number,
-  pinned: ReadonlyMap<number, number>,
-): boolean {
-  const leaves = candidates[index];
-  if (leaves === undefined) return true;
-  return leaves.some((leaf) => {
-    for (let link = leaf.elements; link !== undefined; link = link.outer) {
-      const held = pinned.get(link.array);
-      if (held !== undefined && held !== link.element) return false;
-    }
-    if (index === candidates.length - 1) return true;
-    const next = new Map(pinned);
-    for (let link = leaf.elements; link !== undefined; link = link.outer) next.set(link.array, link.element);
-    return consistentChoice(candidates, index + 1, next);
+/**
+ * Whether one leaf per field can be chosen from the same element of every array they share. Only arrays
+ * two fields both reach can constrain a choice, so a field's leaves that differ only elsewhere (in an
+ * array of their own) are one candidate, and a search that failed from a given choice of elements in the
+ * arrays still ahead is not tried again: the search grows with the elements of shared arrays, not with
+ * the product of every field's leaves.
+ */
+class ElementSearch {
+  readonly #fields: readonly (readonly EventLeaf[])[];
+  /** For each position in the search, the arrays a field at or after it reaches and another field too. */
+  readonly #ahead: readonly ReadonlySet<number>[];
+  readonly #failed = new Set<string>();
+
+  constructor(candidates: readonly (readonly EventLeaf[])[]) {
+    const reached = candidates.map((leaves) => new Set(leaves.flatMap((leaf) => arraysOf(leaf))));
+    const shared = reached.map(
+      (arrays, field) =>
+        new Set([...arrays].filter((array) => reached.some((other, j) => j !== field && other.has(array)))),
+    );
+    const fields = candidates.map((leaves, field) =>
+      distinctBy(leaves, (leaf) => elementKey(leaf, shared[field])),
+    );
+    // Fewest first: a field with one candidate pins its elements before the wide ones are tried.
+    const order = fields
+      .map((_, field) => field)
+      .sort((a, b) => (fields[a]?.length ?? 0) - (fields[b]?.length ?? 0));
+    this.#fields = order.map((field) => fields[field] ?? []);
+    const sharedInOrder = order.map((field) => shared[field] ?? new Set<number>());
+    this.#ahead = sharedInOrder.map(
+      (_, index) => new Set(sharedInOrder.slice(index).flatMap((arrays) => [...arrays])),
+    );
+  }
+
+  found(): boolean {
+    return this.#choose(0, new Map());
+  }
+
+  #choose(index: number, pinned: ReadonlyMap<number, number>): boolean {
+    const leaves = this.#fields[index];
+    if (leaves === undefined) return true;
+    const state = `${index}|${[...pinned].filter(([array]) => this.#ahead[index]?.has(array)).join(';')}`;
+    if (this.#failed.has(state)) return false;
+    const found = leaves.some((leaf) => {
+      for (let link = leaf.elements; link !== undefined; link = link.outer) {
+        const held = pinned.get(link.array);
+        if (held !== undefined && held !== link.element) return false;
+      }
+      const next = new Map(pinned);
+      for (let link = leaf.elements; link !== undefined; link = link.outer)
+        next.set(link.array, link.element);
+      return this.#choose(index + 1, next);
+    });
+    if (!found) this.#failed.add(state);
+    return found;
+  }
+}
+
+function arraysOf(leaf: EventLeaf): number[] {
+  const arrays: number[] = [];
+  for (let link = leaf.elements; link !== undefined; link = link.outer) arrays.push(link.array);
+  return arrays;
+}
+
+/** A leaf's elements in the given arrays: two leaves with the same key are interchangeable in the search. */
+function elementKey(leaf: EventLeaf, arrays: ReadonlySet<number> | undefined): string {
+  const parts: string[] = [];
+  for (let link = leaf.elements; link !== undefined; link = link.outer) {
+    if (arrays?.has(link.array)) parts.push(`${link.array}:${link.element}`);
+  }
+  return parts.join(',');
+}
+
+function distinctBy<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const key = keyOf(item);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }

@@ -95,17 +95,19 @@ function finiteNumberText(value: number, at: string): string {
 }
 
 /**
- * equals-ignore-case as event-ruler folds it: character by character, each matching itself, its lower and
- * its upper case (so `ΟΔΟΣ` matches `οδοσ`, not `οδος` with its final sigma, and `k` not the Kelvin sign).
+ * equals-ignore-case as event-ruler folds it: code point by code point, each matching itself and its
+ * lower and upper case where that is one code point too (so `ΟΔΟΣ` matches `οδοσ`, not `οδος` with its
+ * final sigma; `k` not the Kelvin sign; `ß` not `SS`).
  */
 function ignoringCase(expected: string): (value: string) => boolean {
-  const literal = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-  const alternatives = [...expected].map((char) => {
-    const forms = [...new Set([char, char.toLowerCase(), char.toUpperCase()])];
-    return `(?:${forms.map(literal).join('|')})`;
-  });
-  const pattern = new RegExp(`^${alternatives.join('')}$`, 'u');
-  return (value) => pattern.test(value);
+  const forms = [...expected].map(
+    (char) =>
+      new Set([char, char.toLowerCase(), char.toUpperCase()].filter((form) => [...form].length === 1)),
+  );
+  return (value) => {
+    const chars = [...value];
+    return chars.length === forms.length && chars.every((char, index) => forms[index]?.has(char));
+  };
 }
 
 function stringOperand(operand: unknown, at: string, operator: string): string {

@@ -10,7 +10,12 @@ import { runInNewContext } from 'node:vm';
 import avro from 'avsc';
 import protobuf from 'protobufjs';
 import { avroValues } from '../../lambdas/core/avro-values.js';
-import { DECODE_BUDGET, itemAllowance, OBJECT_ITEMS } from '../../lambdas/core/decode-budget.js';
+import {
+  BUFFER_ITEMS,
+  DECODE_BUDGET,
+  itemAllowance,
+  OBJECT_ITEMS,
+} from '../../lambdas/core/decode-budget.js';
 import { protobufValues } from '../../lambdas/core/protobuf-values.js';
 import { JSON_VALUES, type ValueFormat } from '../../lambdas/core/value-format.js';
 import { zigzagVarint } from '../../local/schema-registry/wire-frames.js';
@@ -95,6 +100,10 @@ export function measureDecodeCost(): DecodeCostMeasurement {
     { name: 'pad', type: 'string' },
     { name: 'xs', type: { type: 'array', items: 'null' } },
   ]);
+  const emptyBytes = avroRecord([
+    { name: 'pad', type: 'string' },
+    { name: 'xs', type: { type: 'array', items: 'bytes' } },
+  ]);
   const ints = avroRecord([{ name: 'xs', type: { type: 'array', items: 'int' } }]);
   /** A 1 MB filler string, then `count` items; the record and the array are objects with their fields. */
   const padded = (schema: avro.Schema, item: unknown) => {
@@ -135,6 +144,12 @@ export function measureDecodeCost(): DecodeCostMeasurement {
       'nulls at the budget',
       avroValues({ schema: nulls, framing: 'none' }),
       atTheEdge(padded(nulls, null), 1, avroOverhead),
+    ),
+    decode(
+      'Avro',
+      'empty bytes at the budget',
+      avroValues({ schema: emptyBytes, framing: 'none' }),
+      atTheEdge(padded(emptyBytes, Buffer.alloc(0)), 1 + BUFFER_ITEMS, avroOverhead),
     ),
     decode(
       'Avro',

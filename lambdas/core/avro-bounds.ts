@@ -9,7 +9,7 @@
  * index it lacks, trailing bytes) keeps avsc's verdict.
  */
 import avro from 'avsc';
-import { BudgetMeter, type DecodeBudget, OBJECT_ITEMS } from './decode-budget.js';
+import { BUFFER_ITEMS, BudgetMeter, type DecodeBudget, OBJECT_ITEMS } from './decode-budget.js';
 
 /** Avro's int and long are zigzag varints of at most 10 bytes (64 bits). */
 const MAX_VARINT_BYTES = 10;
@@ -35,7 +35,6 @@ class OutOfBounds extends Error {}
 
 class AvroWalk {
   #position = 0;
-  readonly #minimumBytes = new Map<avro.Type, number>();
 
   constructor(
     private readonly bytes: Buffer,
@@ -50,10 +49,12 @@ class AvroWalk {
     else if (type instanceof types.IntType || type instanceof types.LongType) this.varint();
     else if (type instanceof types.FloatType) this.skip(4);
     else if (type instanceof types.DoubleType) this.skip(8);
-    else if (type instanceof types.StringType || type instanceof types.BytesType)
-      this.skip(this.length('length'));
-    else if (type instanceof types.FixedType) this.skip(type.size);
-    else if (type instanceof types.EnumType) this.index(type.symbols.length);
+    else if (type instanceof types.StringType) this.skip(this.length('length'));
+    else if (type instanceof types.BytesType || type instanceof types.FixedType) {
+      // A Buffer each, however few its bytes (a fixed may have none).
+      this.take(BUFFER_ITEMS);
+      this.skip(type instanceof types.FixedType ? type.size : this.length('length'));
+    } else if (type instanceof types.EnumType) this.index(type.symbols.length);
     else if (type instanceof types.UnwrappedUnionType || type instanceof types.WrappedUnionType) {
       const branches = (type as unknown as { types: avro.Type[] }).types;
       this.value(branches[this.index(branches.length)] as avro.Type, depth);
@@ -72,7 +73,7 @@ class AvroWalk {
    */
   private blocks(depth: number, itemParts: readonly avro.Type[]): void {
     this.take(OBJECT_ITEMS);
-    const itemBytes = itemParts.reduce((sum, part) => sum + this.minimumBytes(part), 0);
+    const itemBytes = itemParts.reduce((sum, part) => sum + minimumBytes(part), 0);
     for (;;) {
       const start = this.#position;
       let count = this.varint();
@@ -91,26 +92,6 @@ class AvroWalk {
         for (const part of itemParts) this.value(part, depth);
       }
     }
-  }
-
-  /** The fewest bytes a value of the type is encoded in; 0 on a cycle (a lower bound is enough). */
-  private minimumBytes(type: avro.Type): number {
-    const known = this.#minimumBytes.get(type);
-    if (known !== undefined) return known;
-    this.#minimumBytes.set(type, 0);
-    const { types } = avro;
-    let bytes: number;
-    if (type instanceof types.LogicalType) bytes = this.minimumBytes(type.underlyingType);
-    else if (type instanceof types.NullType) bytes = 0;
-    else if (type instanceof types.FloatType) bytes = 4;
-    else if (type instanceof types.DoubleType) bytes = 8;
-    else if (type instanceof types.FixedType) bytes = type.size;
-    else if (type instanceof types.RecordType)
-      bytes = type.fields.reduce((sum, field) => sum + this.minimumBytes(field.type), 0);
-    // Every other type starts with at least one byte: a varint, a length, a count or a union index.
-    else bytes = 1;
-    this.#minimumBytes.set(type, bytes);
-    return bytes;
   }
 
   private enter(depth: number): void {
@@ -167,3 +148,26 @@ class AvroWalk {
 }
 
 const STRING = avro.Type.forSchema('string');
+
+/** The fewest bytes of each type, once per type: a schema never changes. */
+const MINIMUM_BYTES = new WeakMap<avro.Type, number>();
+
+/** The fewest bytes a value of the type is encoded in; 0 on a cycle (a lower bound is enough). */
+function minimumBytes(type: avro.Type): number {
+  const known = MINIMUM_BYTES.get(type);
+  if (known !== undefined) return known;
+  MINIMUM_BYTES.set(type, 0);
+  const { types } = avro;
+  let bytes: number;
+  if (type instanceof types.LogicalType) bytes = minimumBytes(type.underlyingType);
+  else if (type instanceof types.NullType) bytes = 0;
+  else if (type instanceof types.FloatType) bytes = 4;
+  else if (type instanceof types.DoubleType) bytes = 8;
+  else if (type instanceof types.FixedType) bytes = type.size;
+  else if (type instanceof types.RecordType)
+    bytes = type.fields.reduce((sum, field) => sum + minimumBytes(field.type), 0);
+  // Every other type starts with at least one byte: a varint, a length, a count or a union index.
+  else bytes = 1;
+  MINIMUM_BYTES.set(type, bytes);
+  return bytes;
+}

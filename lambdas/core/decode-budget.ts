@@ -11,15 +11,16 @@ import { ConfigError } from './errors.js';
 export interface DecodeBudget {
   /**
    * Avro records or Protobuf messages nested in one another (only they can hold themselves, so only they
-   * nest past what the schema spells out): protoc's default recursion limit (`CodedInputStream`'s 100),
-   * which protobufjs's Reader.recursionLimit also takes.
+   * nest past what the schema spells out): protoc's default recursion limit (`CodedInputStream`'s 100).
+   * protobufjs stops at its own Reader.recursionLimit, also 100, whatever this says: raising it past 100
+   * changes nothing for Protobuf.
    */
   readonly maxDepth: number;
   /**
    * Items per byte of the payload the decoder reads (after a Glue header's zlib, itself capped at
    * wire-format.ts MAX_INFLATED_BYTES). An item is about 8 bytes of heap: a record's or message's field
    * (Protobuf's defaults included: the value handed on has every field), an array element or a map entry,
-   * and OBJECT_ITEMS more for each record, message, array or map.
+   * and OBJECT_ITEMS more for each record, message, array or map, BUFFER_ITEMS for each bytes value.
    */
   readonly itemsPerByte: number;
   /** Items any value may have, however short: an empty message of a type with many fields. */
@@ -31,6 +32,9 @@ export interface DecodeBudget {
  * decode cost), an object costs about 64 bytes of heap as decoded, a field or element about 8.
  */
 export const OBJECT_ITEMS = 8;
+
+/** What a bytes or fixed value costs: it becomes a Buffer, about 104 bytes of heap (measured likewise). */
+export const BUFFER_ITEMS = 13;
 
 /**
  * The default budget: about 32 bytes of heap per byte of the value as decoded, no more than the same bytes

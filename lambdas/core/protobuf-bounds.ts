@@ -12,7 +12,7 @@
  * copy). Counting the decoded tree first costs one pass over what decoding already built.
  */
 import type { IConversionOptions } from 'protobufjs';
-import { type BudgetMeter, OBJECT_ITEMS } from './decode-budget.js';
+import { BUFFER_ITEMS, type BudgetMeter, OBJECT_ITEMS } from './decode-budget.js';
 
 /** A message class as protobufjs makes them, reflected (`Type#ctor`) or generated: static toObject. */
 interface MessageClass {
@@ -49,8 +49,10 @@ export function protobufExpansionCheck(
       const items = single ? [field] : elementsOf(field);
       if (items === undefined) continue;
       // A message field is one of the fields counted above; a repeated or a map field adds its elements.
+      // A repeated bytes field's elements are a Buffer each.
+      const buffers = single ? 0 : items.filter((item) => item instanceof Uint8Array).length;
       const nested =
-        (single ? undefined : meter.take(items.length)) ??
+        (single ? undefined : meter.take(items.length + buffers * BUFFER_ITEMS)) ??
         firstOf(items, (item) => measure(item, depth + 1, meter));
       if (nested !== undefined) return nested;
     }

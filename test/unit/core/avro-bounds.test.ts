@@ -2,7 +2,12 @@ import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
 import { avroBoundsProblem } from '../../../lambdas/core/avro-bounds.js';
 import { avroValues } from '../../../lambdas/core/avro-values.js';
-import { DECODE_BUDGET, itemAllowance, OBJECT_ITEMS } from '../../../lambdas/core/decode-budget.js';
+import {
+  BUFFER_ITEMS,
+  DECODE_BUDGET,
+  itemAllowance,
+  OBJECT_ITEMS,
+} from '../../../lambdas/core/decode-budget.js';
 import { ConfigError } from '../../../lambdas/core/errors.js';
 import { avroLong, avroString } from '../../support/binary-encodings.js';
 
@@ -51,6 +56,19 @@ describe('Avro values within the decode budget', () => {
     const decoded = bare(NULLS).parse(atLimit, undefined);
     expect(decoded.ok && (decoded.value as { xs: unknown[] }).xs).toHaveLength(allowed);
     expect(problemOf(NULLS, within(allowed + 1))).toMatch(/more than \d+ items, its budget/);
+  });
+
+  it('weighs a bytes or fixed value as the Buffer it becomes, however few its bytes', () => {
+    const empties = schema([
+      { name: 'xs', type: { type: 'array', items: { type: 'fixed', name: 'F', size: 0 } } },
+    ]);
+    const within = (count: number) => [...avroLong(count), 0];
+    // Three bytes (a two-byte count, then 0); each empty fixed takes its place in the array and a Buffer.
+    const allowed = Math.floor(
+      (itemAllowance(3, DECODE_BUDGET) - (OBJECT_ITEMS + 1 + OBJECT_ITEMS)) / (1 + BUFFER_ITEMS),
+    );
+    expect(bare(empties).parse(Buffer.from(within(allowed)), undefined).ok).toBe(true);
+    expect(problemOf(empties, within(allowed + 1))).toMatch(/its budget$/);
   });
 
   it('refuses a block count more than the bytes left can hold, naming where it is', () => {

@@ -8,7 +8,7 @@ const FIELDS = 20;
 const root = protobuf.parse(
   `syntax = "proto3";
    message Line { ${Array.from({ length: FIELDS }, (_, i) => `int32 f${i} = ${i + 1};`).join(' ')} }
-   message Order { string id = 1; repeated Line lines = 2; repeated int32 counts = 3; map<string, Line> by_sku = 4; }
+   message Order { string id = 1; repeated Line lines = 2; repeated int32 counts = 3; map<string, Line> by_sku = 4; repeated bytes blobs = 5; }
    message Node { Node next = 1; }`,
   { keepCase: true },
 ).root;
@@ -68,6 +68,16 @@ describe('Protobuf values within the decode budget', () => {
     expect(decoded.ok && (decoded.value as { counts: number[] }).counts).toHaveLength(5_000);
   });
 
+  it('weighs each element of a repeated bytes field as the Buffer it becomes', () => {
+    // Two bytes an empty element, and a Buffer of about 100 bytes of heap each.
+    const blobs = (count: number) => Array.from({ length: count }, () => protobufField(5, [])).flat();
+    expect(parse('Order', blobs(100)).ok).toBe(true);
+    expect(parse('Order', blobs(2_000))).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/its budget\)$/),
+    });
+  });
+
   it('refuses a length past the end, for a string, a nested message and a packed run, before reading it', () => {
     const claiming = (field: number, length: bigint) => [
       ...protobufTag(field, WIRE_TYPE.lengthDelimited),
@@ -85,6 +95,18 @@ describe('Protobuf values within the decode budget', () => {
         error: 'value is not a Protobuf message of the type (a length of 2 GB or more)',
       });
     }
+  });
+
+  it('refuses nesting past a budget set lower than protobufjs’s own limit', () => {
+    const shallow = protobufValues({
+      messageType: root.lookupType('Node'),
+      framing: 'none',
+      decodeBudget: { maxDepth: 10 },
+    });
+    expect(shallow.parse(Buffer.from(nested(10)), undefined).ok).toBe(true);
+    expect(shallow.parse(Buffer.from(nested(11)), undefined)).toMatchObject({
+      error: 'value is not a Protobuf message of the type (it nests deeper than 10 levels)',
+    });
   });
 
   it('refuses nesting past protobufjs’s recursion limit, the budget’s depth', () => {

@@ -199,6 +199,22 @@ describe('Lambda filter patterns: as AWS matches what is not a plain leaf', () =
     expect(matches({ employees: { first: ['Anna'], last: ['Doe'] } }, employees)).toBe(false);
   });
 
+  it('finds the one element that holds every field, however many leaves the fields have elsewhere', () => {
+    // Each field has 400 leaves in an inner array of its own; only the outer element constrains the choice
+    // (tried leaf by leaf, the fields would ask for 400^3 choices before w's failed).
+    const ones = Array.from({ length: 400 }, () => 1);
+    const pattern = { outer: { x: [1], y: [1], z: [1], w: [1] } };
+    expect(matches(pattern, { outer: [{ x: ones, y: ones, z: ones }, { w: ones }] })).toBe(false);
+    expect(
+      matches(pattern, {
+        outer: [
+          { x: ones, y: ones },
+          { x: ones, y: ones, z: ones, w: [2, 1] },
+        ],
+      }),
+    ).toBe(true);
+  });
+
   it('takes an object, [] or an array of objects as no leaf: exists: false matches, anything-but does not', () => {
     for (const a of [{ b: 1 }, {}, [], [{ b: 1 }], [[]]]) {
       expect(matches({ a: [{ exists: false }] }, { a })).toBe(true);
@@ -238,6 +254,11 @@ describe('Lambda filter patterns: as AWS matches what is not a plain leaf', () =
     expect(patternProblems({ ...thousand, w: { $or: [{ d: [1] }, { e: [2] }] } })).toEqual([
       expect.stringMatching(/more than 1000 combinations, which AWS refuses/),
     ]);
+    // Refused before it is made: a thousand combinations beside eight branches of a thousand each ask for
+    // eight million, in under 4,096 characters (made, they exhaust a gigabyte of heap).
+    const asking = { v: thousand, $or: Array.from({ length: 8 }, () => thousand) };
+    expect(JSON.stringify(asking).length).toBeLessThan(4_096);
+    expect(patternProblems(asking)).toEqual([expect.stringMatching(/more than 1000 combinations/)]);
   });
 
   it('refuses a number JSON cannot carry (CDK would write null)', () => {
@@ -289,3 +310,17 @@ function collectPaths(value: unknown, path: string): string[] {
   }
   return [path];
 }
+
+describe('equals-ignore-case, code point by code point', () => {
+  it('takes any character, a hyphen and a slash included, and folds each one to one code point', () => {
+    const rule = (text: string) => ({ a: [{ 'equals-ignore-case': text }] });
+    expect(patternProblems(rule('order-placed/us-east-1'))).toEqual([]);
+    expect(matches(rule('order-placed/us-east-1'), { a: 'Order-Placed/US-EAST-1' })).toBe(true);
+    expect(matches(rule('a.c'), { a: 'abc' })).toBe(false);
+    expect(matches(rule('ΟΔΟΣ'), { a: 'οδοσ' })).toBe(true);
+    expect(matches(rule('ΟΔΟΣ'), { a: 'οδος' })).toBe(false);
+    expect(matches(rule('k'), { a: '\u212a' })).toBe(false);
+    expect(matches(rule('ß'), { a: 'SS' })).toBe(false);
+    expect(matches(rule('É'), { a: 'é' })).toBe(true);
+  });
+});
