@@ -1,5 +1,5 @@
 /** The report's section on decoding within the budget (bench/measure/decode-cost.ts). */
-import { DECODE_BUDGET, OBJECT_ITEMS } from '../lambdas/core/decode-budget.js';
+import { BUFFER_ITEMS, DECODE_BUDGET, OBJECT_ITEMS } from '../lambdas/core/decode-budget.js';
 import type { DecodeCostMeasurement } from './measure/decode-cost.js';
 
 export function decodeCostSection({ decoded, refused }: DecodeCostMeasurement): string {
@@ -9,8 +9,9 @@ export function decodeCostSection({ decoded, refused }: DecodeCostMeasurement): 
   return `## Decoding within the budget
 
 One value of each shape in this process, the collector run before each reading (docs/design.md#value-formats).
-The binary formats' budget (lambdas/core/decode-budget.ts): ${DECODE_BUDGET.itemFloor} + ${DECODE_BUDGET.itemsPerByte} items a byte,
-a record, message, array or map counting ${OBJECT_ITEMS} besides its fields or elements, nesting to ${DECODE_BUDGET.maxDepth}.
+The binary formats' budget (lambdas/core/decode-budget.ts): ${DECODE_BUDGET.itemFloor.toLocaleString('en-US')} + ${DECODE_BUDGET.itemsPerByte} items a byte,
+a record, message, array or map counting ${OBJECT_ITEMS} besides its fields or elements and a bytes value ${BUFFER_ITEMS},
+nesting to ${DECODE_BUDGET.maxDepth}.
 "Kept" is the heap the plain value holds, "while decoding" the most the heap grew, garbage included, each
 per byte of payload.
 
