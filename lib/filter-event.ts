@@ -98,7 +98,7 @@ function leafOf(value: unknown): LeafValue | undefined {
   return undefined;
 }
 
-export function numberLeaf(text: string): LeafValue {
+function numberLeaf(text: string): LeafValue {
   return { type: 'number', text, value: Number(text) };
 }
 

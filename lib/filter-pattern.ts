@@ -58,7 +58,7 @@ const RESERVED_IN_OR = new Set([
  * AWS refuses a pattern whose `$or`s make "over 1000 rule combinations"
  * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-create-pattern-operators.html).
  */
-export const MAX_PATTERN_ALTERNATIVES = 1_000;
+const MAX_PATTERN_ALTERNATIVES = 1_000;
 
 interface Positive {
   readonly path: string;

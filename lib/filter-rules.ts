@@ -20,7 +20,7 @@ const LOWER_BOUNDS = new Set(['>', '>=']);
 const UPPER_BOUNDS = new Set(['<', '<=']);
 
 /** The operators Lambda's syntax table has (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html#filtering-syntax). */
-export const LAMBDA_OPERATORS = [
+const LAMBDA_OPERATORS = [
   'prefix',
   'suffix',
   'equals-ignore-case',
@@ -145,9 +145,11 @@ function compileAnythingBut(operand: unknown, at: string): LeafTest {
  * the right of the decimal point". A bound outside that is refused at synth; a value outside it never
  * matches; both are compared in millionths, whole numbers a double holds exactly (5e15 < 2^53).
  */
-export const NUMERIC_LIMIT = 5e9;
-export const NUMERIC_DECIMALS = 6;
+const NUMERIC_LIMIT = 5e9;
+const NUMERIC_DECIMALS = 6;
 const MILLIONTHS = 10 ** NUMERIC_DECIMALS;
+/** The limit as AWS's page writes it: 5.0e9. */
+const LIMIT_TEXT = NUMERIC_LIMIT.toExponential(1).replace('+', '');
 
 function millionths(value: number): number | undefined {
   return Number.isFinite(value) && Math.abs(value) <= NUMERIC_LIMIT
@@ -169,7 +171,7 @@ function compileNumeric(operand: unknown, at: string): (value: number) => boolea
     const scaled = millionths(bound as number);
     if (scaled === undefined || scaled / MILLIONTHS !== bound) {
       fail(
-        `bound ${bound} is outside what AWS documents for numeric matching: -5.0e9 to 5.0e9 with at most ${NUMERIC_DECIMALS} digits after the decimal point`,
+        `bound ${bound} is outside what AWS documents for numeric matching: -${LIMIT_TEXT} to ${LIMIT_TEXT} with at most ${NUMERIC_DECIMALS} digits after the decimal point`,
       );
     }
     pairs.push([operator as string, scaled as number]);
