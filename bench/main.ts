@@ -8,13 +8,13 @@
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseFlags, positiveIntegerFlag } from '../lib/cli/parse-flags.js';
-import { runCli } from '../lib/cli/run-cli.js';
-import { UserError } from '../lib/cli/user-error.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables.js';
 import { CACHE_DIRECTORY, displayPath, PROJECT_ROOT } from '../local/project-paths.js';
+import { parseFlags, positiveIntegerFlag } from '../operator/cli/parse-flags.js';
+import { runCli } from '../operator/cli/run-cli.js';
+import { UserError } from '../operator/cli/user-error.js';
 import { analysisOf } from './analysis.js';
 import { ABLATIONS, CONTENDERS } from './contenders/index.js';
 import { describeMachine } from './machine.js';

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { readAppContext } from '../lib/app-context.js';
 import { InvalidPropsError } from '../lib/invalid-props-error.js';
-import { MskInboxStack } from '../lib/msk-inbox-stack.js';
+import { readAppContext } from '../sample/app/app-context.js';
+import { MskInboxStack } from '../sample/app/msk-inbox-stack.js';
 
 // CloudFormation schema validation more than doubles synth time; test/infra runs it on this stack instead.
 const app = new App({ builtinCloudFormationValidation: false });

@@ -1,5 +1,5 @@
 /** The operator CLI's entry (package.json `bin` runs it through bin/msk-inbox.mjs): docs/operate.md. */
-import { runCli } from '../lib/cli/run-cli.js';
-import { OPERATOR_CLI } from '../lib/operator/operator-main.js';
+import { runCli } from '../operator/cli/run-cli.js';
+import { OPERATOR_CLI } from '../operator/operator-main.js';
 
 runCli(OPERATOR_CLI);

@@ -10,8 +10,6 @@ const projectRoot = resolve(import.meta.dirname, '..');
 /** `.ts` in this repository, `.js` in the built package (dist/): the alias below names the file that is there. */
 const SOURCE_EXTENSION = import.meta.filename.endsWith('.ts') ? 'ts' : 'js';
 
-export const ORDER_CONSUMER_ENTRY = resolve(projectRoot, 'lambdas', 'order-consumer', 'handler.ts');
-
 export const HANDLER_BUNDLE = {
   /** Lambda's runtime: nodejs22.x. */
   target: 'node22',
@@ -42,7 +40,7 @@ export const HANDLER_BUNDLE = {
 } as const;
 
 /** esbuild options equal to what NodejsFunction runs for HANDLER_BUNDLE, writing `outfile`. */
-export function handlerBuildOptions(outfile: string, entry = ORDER_CONSUMER_ENTRY): BuildOptions {
+export function handlerBuildOptions(entry: string, outfile: string): BuildOptions {
   return {
     entryPoints: [entry],
     outfile,

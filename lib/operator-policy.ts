@@ -7,7 +7,7 @@ import type { InboxTable } from './inbox-table.js';
 import type { KafkaConsumer } from './kafka-consumer.js';
 
 /**
- * Every IAM action `msk-inbox` (lib/operator/) sends, by what it is for (docs/operate.md#permissions).
+ * Every IAM action `msk-inbox` (operator/) sends, by what it is for (docs/operate.md#permissions).
  * One list: the managed policy grants exactly these, and a test checks that the tool sends nothing else.
  * A transaction needs the action of each of its parts (PutItem, DeleteItem), not one of its own.
  */

@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { handlerBuildOptions } from '../../lib/bundling.js';
+import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
 
 export interface BundleMeasurement {
   readonly file: string;
@@ -22,7 +23,7 @@ export async function measureBundle(
   await mkdir(outDirectory, { recursive: true });
   // NodejsFunction names an ESM bundle index.mjs.
   const file = join(outDirectory, 'index.mjs');
-  const options = handlerBuildOptions(file);
+  const options = handlerBuildOptions(ORDER_CONSUMER_ENTRY, file);
   const result = await build({
     ...options,
     // The ablation: what the bundle weighs with the SDK's default Node.js credential chain.

@@ -9,15 +9,15 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import avro from 'avsc';
 import protobuf from 'protobufjs';
-import { avroValues } from '../../lambdas/core/avro-values.js';
+import { avroValues } from '../../lambdas/avro/avro-values.js';
 import {
   BUFFER_ITEMS,
   DECODE_BUDGET,
   itemAllowance,
   OBJECT_ITEMS,
 } from '../../lambdas/core/decode-budget.js';
-import { protobufValues } from '../../lambdas/core/protobuf-values.js';
 import { JSON_VALUES, type ValueFormat } from '../../lambdas/core/value-format.js';
+import { protobufValues } from '../../lambdas/protobuf/protobuf-values.js';
 import { zigzagVarint } from '../../local/schema-registry/wire-frames.js';
 
 export interface DecodeCostRow {

@@ -1,7 +1,8 @@
 /**
  * The sample dashboard, synthesized once per version of the sources it comes from: the template changes
- * only when the constructs (lib/), the handler's metric names and settings (lambdas/), cdk.json or the
- * pinned aws-cdk-lib (package-lock.json) do (or the code reading it, local/dashboard/), so a run reuses the last synthesis when none of them changed
+ * only when the constructs (lib/), the sample stack (sample/), the handler's metric names and settings
+ * (lambdas/), cdk.json or the pinned aws-cdk-lib (package-lock.json) do (or the code reading it,
+ * local/dashboard/), so a run reuses the last synthesis when none of them changed
  * and synthesizes on a worker thread otherwise. Synthesis costs 1 to 2 s of CPU that a run on two busy
  * cores feels even off the main thread.
  */
@@ -13,7 +14,7 @@ import type { SampleDashboard } from './sample-dashboard.js';
 import { synthesizeOnWorkerThread } from './synthesis-thread.js';
 
 // local/dashboard reads the template into what is cached: a change there counts too.
-const SOURCE_FOLDERS = ['lib', 'lambdas', 'local/dashboard'];
+const SOURCE_FOLDERS = ['lib', 'sample', 'lambdas', 'local/dashboard'];
 const SOURCE_FILES = ['cdk.json', 'package-lock.json'];
 
 export async function sampleDashboard(consumerName: string, cachePath: string): Promise<SampleDashboard> {

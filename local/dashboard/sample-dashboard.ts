@@ -1,5 +1,5 @@
 /**
- * The sample stack's dashboard and alarms (lib/msk-inbox-stack.ts), synthesized in this process as
+ * The sample stack's dashboard and alarms (sample/app/msk-inbox-stack.ts), synthesized in this process as
  * `cdk synth` would make them (cdk.json's context), with NodejsFunction's bundling skipped: the template
  * is all that is read, so nothing is defined a second time. aws-cdk-lib is imported here only when asked,
  * so `npm start` loads it while its setup runs.
@@ -25,7 +25,7 @@ const STACK_NAME = 'MskInbox';
 export async function synthesizeSampleDashboard(consumerName: string): Promise<SampleDashboard> {
   const [{ App }, { MskInboxStack }] = await Promise.all([
     import('aws-cdk-lib'),
-    import('../../lib/msk-inbox-stack.js'),
+    import('../../sample/app/msk-inbox-stack.js'),
   ]);
   const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as {
     context?: Record<string, unknown>;

@@ -3,7 +3,7 @@
  * cluster started here, or brokers given) read through a kafkajs consumer group. Either way the emulator
  * sees a RecordSource and the workload lands at known coordinates.
  */
-import { UserError } from '../../lib/cli/user-error.js';
+import { UserError } from '../../operator/cli/user-error.js';
 import { InMemoryLog } from '../esm/in-memory-log.js';
 import type { ProducedRecord, RecordSource, TopicPartition } from '../esm/record-source.js';
 import { isKcatInstalled, MOCK_CLUSTER_PARTITIONS_PER_TOPIC } from '../kafka/broker.js';

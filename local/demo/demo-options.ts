@@ -1,6 +1,6 @@
 /** The demo's flags: sizes, rates and ESM settings, each with a default that finishes in well under 2 minutes. */
-import { parseFlags } from '../../lib/cli/parse-flags.js';
-import { UserError } from '../../lib/cli/user-error.js';
+import { parseFlags } from '../../operator/cli/parse-flags.js';
+import { UserError } from '../../operator/cli/user-error.js';
 import { parseBrokerList } from '../kafka/kafka-client.js';
 import { ORDER_VALUE_FORMATS, type OrderValueFormat } from '../orders/order-avro.js';
 import type { DemoSourceKind } from './demo-log.js';

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { ORDER_CONSUMER_ENTRY } from '../../lib/bundling.js';
+import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
 import { localDynamoDbClient } from '../dynamodb-local/client.js';
 import { ensureDynamoDbLocalJar } from '../dynamodb-local/jar.js';
 import { assertJavaRuntime } from '../dynamodb-local/java-runtime.js';

@@ -1,7 +1,7 @@
 /** `npm start`: the consumer end to end on this machine, verified. Flags: `npm start -- --help`. */
 import { constants } from 'node:os';
-import { ProgressPrinter } from '../../lib/cli/progress-printer.js';
-import { runCli } from '../../lib/cli/run-cli.js';
+import { ProgressPrinter } from '../../operator/cli/progress-printer.js';
+import { runCli } from '../../operator/cli/run-cli.js';
 import { demoHelp, parseDemoArgs } from './demo-options.js';
 import {
   demoTableNames,

@@ -16,7 +16,7 @@ export async function buildOrdersFunctionBundles(outDirectory: string): Promise<
   const handlerPath = join(outDirectory, 'orders-function', 'index.mjs');
   const [runtimePath] = await Promise.all([
     buildRuntimeWorker(outDirectory),
-    build(handlerBuildOptions(handlerPath, ORDERS_FUNCTION_ENTRY)),
+    build(handlerBuildOptions(ORDERS_FUNCTION_ENTRY, handlerPath)),
   ]);
   return { handlerPath, handlerExport: HANDLER_BUNDLE.handlerExport, runtimePath };
 }

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { UserError } from '../../lib/cli/user-error.js';
+import { UserError } from '../../operator/cli/user-error.js';
 import { sampleDashboard } from '../dashboard/dashboard-cache.js';
 import { type LocalDashboard, writeLocalDashboard } from '../dashboard/local-dashboard.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb-local/client.js';

@@ -4,7 +4,7 @@
  * Checked before anything is fetched or started, so a machine without it hears so in one line.
  */
 import { spawnSync } from 'node:child_process';
-import { UserError } from '../../lib/cli/user-error.js';
+import { UserError } from '../../operator/cli/user-error.js';
 
 export const MINIMUM_JAVA_MAJOR = 17;
 

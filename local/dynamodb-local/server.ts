@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { UserError } from '../../lib/cli/user-error.js';
+import { UserError } from '../../operator/cli/user-error.js';
 import { type GuardedProcess, spawnGuarded } from '../process/guarded-spawn.js';
 import { ensureDynamoDbLocalJar } from './jar.js';
 import { assertJavaRuntime } from './java-runtime.js';

@@ -1,4 +1,4 @@
-import { UserError } from '../../lib/cli/user-error.js';
+import { UserError } from '../../operator/cli/user-error.js';
 
 /** How to get the local broker's host program, for every message that needs it. */
 export const INSTALL_KCAT = 'apt-get install kcat (Debian, Ubuntu) or brew install kcat (macOS)';

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { Kafka, logLevel as KafkaLogLevel } from 'kafkajs';
-import { UserError } from '../../lib/cli/user-error.js';
+import { UserError } from '../../operator/cli/user-error.js';
 
 export interface KafkaClientOptions {
   readonly brokers: readonly string[];

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { HANDLER_BUNDLE, handlerBuildOptions } from '../../lib/bundling.js';
+import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
 import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
 
 export interface BuiltBundles {
@@ -20,7 +21,7 @@ export async function buildBundles(
   const handlerPath = join(outDirectory, 'order-consumer', 'index.mjs');
   const [runtimePath] = await Promise.all([
     buildRuntimeWorker(outDirectory),
-    build(handlerBuildOptions(handlerPath)),
+    build(handlerBuildOptions(ORDER_CONSUMER_ENTRY, handlerPath)),
   ]);
   return { handlerPath, handlerExport: HANDLER_BUNDLE.handlerExport, runtimePath };
 }

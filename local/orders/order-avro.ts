@@ -6,7 +6,7 @@
  * (orders-consumer.ts) validates what it decodes, as it does JSON.
  */
 import avro from 'avsc';
-import { avroValues } from '../../lambdas/core/avro-values.js';
+import { avroValues } from '../../lambdas/avro/avro-values.js';
 import type { ValueFormat } from '../../lambdas/core/value-format.js';
 import { confluentFrame } from '../schema-registry/wire-frames.js';
 

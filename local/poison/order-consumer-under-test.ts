@@ -1,5 +1,5 @@
 /**
- * The sample order consumer's deployed handler chain (createHandler) on given tables, as the poison
+ * The sample order consumer's deployed handler chain (createInboxConsumer) on given tables, as the poison
  * promise checks it: outcomes read through its telemetry, state read back from DynamoDB.
  */
 import { Logger } from '@aws-lambda-powertools/logger';

@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { UserError } from '../../lib/cli/user-error.js';
+import { UserError } from '../../operator/cli/user-error.js';
 import { stopChild } from './stop-child.js';
 
 const GUARD_SCRIPT = join(import.meta.dirname, 'exit-with-parent.mjs');

@@ -4,9 +4,9 @@
  * --bucket NAME --s3-endpoint URL` (docs/local.md#a-folder-as-an-s3-bucket).
  */
 import { existsSync } from 'node:fs';
-import { nonNegativeIntegerFlag, parseFlags } from '../../lib/cli/parse-flags.js';
-import { runCli } from '../../lib/cli/run-cli.js';
-import { UserError } from '../../lib/cli/user-error.js';
+import { nonNegativeIntegerFlag, parseFlags } from '../../operator/cli/parse-flags.js';
+import { runCli } from '../../operator/cli/run-cli.js';
+import { UserError } from '../../operator/cli/user-error.js';
 import { startFolderBucketServer } from './folder-bucket-server.js';
 
 const USAGE =

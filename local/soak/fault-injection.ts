@@ -89,7 +89,7 @@ export function faultInjectingClient(
   journal: Journal,
   mutation?: StoreMutation,
 ): DynamoDBClient {
-  // maxAttempts as the deployed handler pins it (lambdas/order-consumer/handler.ts).
+  // maxAttempts as the deployed handler pins it (sample/order-consumer/handler.ts).
   const client = localDynamoDbClient(endpoint, 3);
   if (mutation === 'unconditional-claim') {
     client.middlewareStack.add(

@@ -8,9 +8,9 @@
  * Without --endpoint it starts its own DynamoDB Local (in memory) and stops it at the end.
  */
 import { randomUUID } from 'node:crypto';
-import { nonNegativeIntegerFlag, parseFlags, positiveIntegerFlag } from '../../lib/cli/parse-flags.js';
-import { runCli } from '../../lib/cli/run-cli.js';
-import { UserError } from '../../lib/cli/user-error.js';
+import { nonNegativeIntegerFlag, parseFlags, positiveIntegerFlag } from '../../operator/cli/parse-flags.js';
+import { runCli } from '../../operator/cli/run-cli.js';
+import { UserError } from '../../operator/cli/user-error.js';
 
 // Before the SDK and Powertools load: no Node 20 notice, no EMF or logs on stdout.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

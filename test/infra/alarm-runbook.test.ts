@@ -2,14 +2,14 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { UserError } from '../../lib/cli/user-error.js';
 import { ConsumerMonitoring } from '../../lib/consumer-monitoring.js';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { KafkaConsumer } from '../../lib/kafka-consumer.js';
-import { MskInboxStack } from '../../lib/msk-inbox-stack.js';
-import type { OperatorIo } from '../../lib/operator/commands/operator-io.js';
-import { runOperator } from '../../lib/operator/operator-main.js';
 import { OperatorPolicy } from '../../lib/operator-policy.js';
+import { UserError } from '../../operator/cli/user-error.js';
+import type { OperatorIo } from '../../operator/commands/operator-io.js';
+import { runOperator } from '../../operator/operator-main.js';
+import { MskInboxStack } from '../../sample/app/msk-inbox-stack.js';
 import { EXAMPLE_CLUSTER_ARN, FIXTURE_ENTRY, type Resource } from './support.js';
 
 type Reference = { Ref: string } | { 'Fn::GetAtt': [string, string] };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { type ContextKey, readAppContext } from '../../lib/app-context.js';
+import { type ContextKey, readAppContext } from '../../sample/app/app-context.js';
 import { EXAMPLE_CLUSTER_ARN, EXAMPLE_SECRET_ARN } from './support.js';
 
 const read = (context: Partial<Record<ContextKey, unknown>>) => readAppContext((key) => context[key]);

@@ -6,7 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLER_BUNDLE } from '../../lib/bundling.js';
-import { MskInboxStack } from '../../lib/msk-inbox-stack.js';
+import { MskInboxStack } from '../../sample/app/msk-inbox-stack.js';
 import {
   acknowledgements,
   allFindings,

@@ -1,5 +1,5 @@
 /**
- * DynamoDB unreachable, as a property over random batches of the order consumer (createHandler, deployed
+ * DynamoDB unreachable, as a property over random batches of the order consumer (createInboxConsumer, deployed
  * retry settings): for a whole batch (a real refused connection), and from a random write on (injected
  * inside the SDK's retry loop, since a real server cannot be stopped mid-request).
  */

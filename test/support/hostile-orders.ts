@@ -8,9 +8,9 @@
 import avro from 'avsc';
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
-import { avroValues } from '../../lambdas/core/avro-values.js';
-import { protobufValues } from '../../lambdas/core/protobuf-values.js';
+import { avroValues } from '../../lambdas/avro/avro-values.js';
 import { JSON_VALUES, type ValueFormat } from '../../lambdas/core/value-format.js';
+import { protobufValues } from '../../lambdas/protobuf/protobuf-values.js';
 import type { Order } from '../../local/orders/orders-consumer.js';
 import { avroLong, varint, WIRE_TYPE } from './binary-encodings.js';
 import {

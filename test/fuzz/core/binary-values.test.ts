@@ -1,5 +1,5 @@
 /**
- * Hostile bytes for the binary value formats (lambdas/core/avro-values.ts, protobuf-values.ts): random
+ * Hostile bytes for the binary value formats (lambdas/avro/avro-values.ts, protobuf-values.ts): random
  * bytes, and valid Confluent and Glue headers over random, cut or corrupted bodies, through the engine's
  * handler on the in-memory inbox. A value never crashes the batch: it is quarantined (undecodable, or a
  * schema or id refusal when random bytes happen to decode), never reported for a retry that cannot help.
@@ -12,8 +12,8 @@ import { toEngineEffect } from '../../../lambdas/core/create-inbox-consumer.js';
 import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
 import type { RecordOutcome } from '../../../lambdas/core/outcome.js';
-import { protobufValues } from '../../../lambdas/core/protobuf-values.js';
 import type { ValueFormat } from '../../../lambdas/core/value-format.js';
+import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { encodeAvroOrder, orderAvroValues } from '../../../local/orders/order-avro.js';
 import { ordersConsumer, skipOtherTypes } from '../../../local/orders/orders-consumer.js';
 import { confluentFrame, glueFrame } from '../../../local/schema-registry/wire-frames.js';

@@ -1,7 +1,7 @@
 /**
  * Fuzzing the engine's handler (decode → dedup key → processor → response) with events no producer should
  * send (test/fuzz/support/malformed-events.ts), on the in-memory inbox so thousands of cases stay fast. The
- * deployed chain on DynamoDB Local gets its own fuzz in test/fuzz/order-consumer/create-handler.test.ts.
+ * deployed chain on DynamoDB Local gets its own fuzz in test/fuzz/sample/inbox-consumer-handler.test.ts.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

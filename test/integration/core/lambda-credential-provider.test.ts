@@ -9,6 +9,7 @@ import type { KafkaBatchResponse } from '../../../lambdas/core/kafka-event.js';
 import { defaultProvider } from '../../../lambdas/core/lambda-credential-provider.js';
 import { handlerBuildOptions } from '../../../lib/bundling.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
+import { ORDER_CONSUMER_ENTRY } from '../../../sample/app/order-consumer-entry.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
 import { createTestTables } from '../../support/dynamodb.js';
 import { kafkaEvent, orderRecord } from '../../support/kafka-events.js';
@@ -90,7 +91,10 @@ describe('the Lambda credential chain', () => {
   it('lets the deployed bundle, built with the credential alias, sign requests DynamoDB accepts', async () => {
     const tables = await createTestTables();
     const bundleFile = join(import.meta.dirname, '..', '..', '..', '.cache', 'test-bundle', 'index.mjs');
-    const { metafile } = await build({ ...handlerBuildOptions(bundleFile), metafile: true });
+    const { metafile } = await build({
+      ...handlerBuildOptions(ORDER_CONSUMER_ENTRY, bundleFile),
+      metafile: true,
+    });
     const bundledInputs = Object.keys(metafile.inputs);
     expect(bundledInputs.some((input) => input.includes('credential-provider-node'))).toBe(false);
     expect(bundledInputs.some((input) => input.endsWith('lambda-credential-provider.ts'))).toBe(true);

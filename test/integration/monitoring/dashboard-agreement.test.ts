@@ -20,7 +20,6 @@ import {
   METRICS_NAMESPACE,
   OUTCOME_METRICS,
 } from '../../../lambdas/core/metric-names.js';
-import { orderConsumer } from '../../../lambdas/order-consumer/order-placed.js';
 import { refPlaceholder } from '../../../local/dashboard/dashboard-body.js';
 import { type EmfMetric, parseEmfLog } from '../../../local/dashboard/emf.js';
 import { type MetricKey, sameDimensions } from '../../../local/dashboard/local-metrics.js';
@@ -31,6 +30,7 @@ import {
 import { statistic } from '../../../local/dashboard/statistics.js';
 import type { MetricQuery } from '../../../local/dashboard/template-alarms.js';
 import { PROJECT_ROOT } from '../../../local/project-paths.js';
+import { orderConsumer } from '../../../sample/order-consumer/order-placed.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { dynamoDbStore, entry } from '../../support/inbox-store.js';

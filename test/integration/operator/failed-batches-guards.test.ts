@@ -183,7 +183,7 @@ describe("a partition's stop", () => {
 
 describe('a record without a usable timestamp', () => {
   // A record the window cannot place (no timestamp, or not a number) cannot be proven unapplied: it is
-  // past the window (lib/operator/consumer-settings.ts, pastDedupWindow), whatever the clock says.
+  // past the window (operator/consumer-settings.ts, pastDedupWindow), whatever the clock says.
   it('is not sent: past-dedup-window, nothing applied', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'on-failure-untimed-'));
     try {

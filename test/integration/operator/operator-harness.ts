@@ -5,9 +5,9 @@
 import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import type { KafkaBatchResponse, KafkaEvent } from '../../../lambdas/core/kafka-event.js';
-import type { OperatorIo } from '../../../lib/operator/commands/operator-io.js';
-import { runOperator } from '../../../lib/operator/operator-main.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
+import type { OperatorIo } from '../../../operator/commands/operator-io.js';
+import { runOperator } from '../../../operator/operator-main.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
 import type { TestTables } from '../../support/dynamodb.js';
 

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
-import { UserError } from '../../../lib/cli/user-error.js';
-import { getRow, parkRow } from '../../../lib/operator/quarantine-table.js';
+import { UserError } from '../../../operator/cli/user-error.js';
+import { getRow, parkRow } from '../../../operator/quarantine-table.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import {

@@ -13,9 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
-import { UserError } from '../../../lib/cli/user-error.js';
-import type { OperatorIo } from '../../../lib/operator/commands/operator-io.js';
-import { runOperator } from '../../../lib/operator/operator-main.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
 import type { LambdaFunction } from '../../../local/esm/lambda-function.js';
 import { buildBundles } from '../../../local/lambda-runtime/build-bundles.js';
@@ -24,6 +21,9 @@ import {
   startInvokeApiServer,
 } from '../../../local/lambda-runtime/invoke-api-server.js';
 import { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
+import { UserError } from '../../../operator/cli/user-error.js';
+import type { OperatorIo } from '../../../operator/commands/operator-io.js';
+import { runOperator } from '../../../operator/operator-main.js';
 import { type CloudFormationStub, startCloudFormationStub } from '../../support/cloudformation-stub.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';

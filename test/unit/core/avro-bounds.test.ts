@@ -1,7 +1,7 @@
 import avro from 'avsc';
 import { describe, expect, it } from 'vitest';
-import { avroBoundsProblem } from '../../../lambdas/core/avro-bounds.js';
-import { avroValues } from '../../../lambdas/core/avro-values.js';
+import { avroBoundsProblem } from '../../../lambdas/avro/avro-bounds.js';
+import { avroValues } from '../../../lambdas/avro/avro-values.js';
 import {
   BUFFER_ITEMS,
   DECODE_BUDGET,

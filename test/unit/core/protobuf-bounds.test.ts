@@ -1,7 +1,7 @@
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { DECODE_BUDGET, itemAllowance } from '../../../lambdas/core/decode-budget.js';
-import { protobufValues } from '../../../lambdas/core/protobuf-values.js';
+import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { protobufField, protobufTag, varint, WIRE_TYPE } from '../../support/binary-encodings.js';
 
 const FIELDS = 20;

@@ -7,12 +7,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { avroValues } from '../../../lambdas/core/avro-values.js';
+import { avroValues } from '../../../lambdas/avro/avro-values.js';
 import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import { ConfigError } from '../../../lambdas/core/errors.js';
-import { protobufValues } from '../../../lambdas/core/protobuf-values.js';
 import type { HandlerSettings } from '../../../lambdas/core/settings.js';
 import type { ValueFormat } from '../../../lambdas/core/value-format.js';
+import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { ORDER_PROTO, orderProtobufType } from '../../support/order-protobuf.js';
 
 const TYPE_NAME = 'msk_inbox.orders.OrderPlaced';

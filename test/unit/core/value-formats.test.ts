@@ -1,12 +1,12 @@
 import avro from 'avsc';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { avroValues } from '../../../lambdas/core/avro-values.js';
+import { avroValues } from '../../../lambdas/avro/avro-values.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import { DEFAULT_DEDUP_KEY_POLICY, deriveDedupKey } from '../../../lambdas/core/dedup-key.js';
 import { orderingKeyOf } from '../../../lambdas/core/ordering.js';
-import { protobufValues } from '../../../lambdas/core/protobuf-values.js';
 import { JSON_VALUES } from '../../../lambdas/core/value-format.js';
+import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { encodeAvroOrder, ORDER_AVRO_SCHEMA, orderAvroValues } from '../../../local/orders/order-avro.js';
 import { confluentFrame, glueFrame } from '../../../local/schema-registry/wire-frames.js';
 import { kafkaEvent } from '../../support/kafka-events.js';

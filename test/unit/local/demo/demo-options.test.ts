@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { UserError } from '../../../../lib/cli/user-error.js';
 import {
   DEFAULT_DEMO_OPTIONS,
   DemoUsageError,
   demoHelp,
   parseDemoArgs,
 } from '../../../../local/demo/demo-options.js';
+import { UserError } from '../../../../operator/cli/user-error.js';
 
 describe('parseDemoArgs', () => {
   it('gives the defaults when no flag is passed', () => {

@@ -1,0 +1,169 @@
+/**
+ * What was done to a failed batch, kept in the inbox table beside the consumer's other operator rows:
+ * one row per batch, `<consumer>!failed-batch#<object name>`, with no TTL (an audit record). It says when
+ * the batch was last replayed, by whom, how many times, and each record's outcome, compactly enough to
+ * fit DynamoDB's 400 KB item limit whatever the batch (up to 10,000 records): the counts, outcomes as runs
+ * of consecutive records (at most MAX_RUNS), and the details of at most MAX_NOTES records that did not end
+ * acked.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { boundedString } from '../../lambdas/core/bounded-text.js';
+import { INBOX_ATTRIBUTES as A, consumerRowPrefix } from '../../lambdas/core/inbox-item.js';
+import { getItem, type QuarantineTarget } from '../quarantine-table.js';
+import { ACKED_OUTCOMES } from '../replay-record.js';
+
+/**
+ * What one record came to in a failed-batch replay: not-sent after its partition's first failure,
+ * would-replay in a dry run (which records nothing).
+ */
+export type BatchRecordOutcome =
+  | 'applied'
+  | 'duplicate'
+  | 'skipped'
+  | 'acked'
+  | 'past-dedup-window'
+  | 'quarantined'
+  | 'failed'
+  | 'not-sent'
+  | 'not-replayable'
+  | 'would-replay';
+
+export interface BatchRecordResult {
+  /** `<topic>-<partition>`. */
+  readonly partition: string;
+  readonly offset: number;
+  readonly outcome: BatchRecordOutcome;
+  readonly detail: string;
+  readonly dedupKey?: string;
+}
+
+export const REPLAY_LOG_ATTRIBUTES = {
+  objectKey: 'object_key',
+  replayAttempts: 'replay_attempts',
+  firstReplayedAt: 'first_replayed_at',
+  replayedAt: 'replayed_at',
+  replayedBy: 'replayed_by',
+  counts: 'replay_counts',
+  runs: 'replay_runs',
+  notes: 'replay_notes',
+} as const;
+const L = REPLAY_LOG_ATTRIBUTES;
+
+/** Runs kept at most (about 60 bytes each): the counts stay whole beyond. */
+const MAX_RUNS = 2_000;
+const MAX_NOTES = 50;
+const NOTE_DETAIL_BYTES = 500;
+
+/** Where a batch's replays are recorded: a `<consumer>!` row, never a dedup or quarantine key. */
+export function failedBatchRowKey(consumer: string, name: string): string {
+  return `${consumerRowPrefix(consumer)}failed-batch#${name}`;
+}
+
+export interface ReplayLog {
+  readonly attempts: number;
+  readonly firstReplayedAtMs: number | undefined;
+  readonly replayedAtMs: number | undefined;
+  readonly replayedBy: string | undefined;
+  readonly counts: Readonly<Partial<Record<BatchRecordOutcome, number>>>;
+  /** Consecutive records of a partition with one outcome. */
+  readonly runs: readonly {
+    readonly partition: string;
+    readonly from: number;
+    readonly to: number;
+    readonly outcome: BatchRecordOutcome;
+  }[];
+  readonly notes: readonly {
+    readonly partition: string;
+    readonly offset: number;
+    readonly outcome: string;
+    readonly detail: string;
+  }[];
+}
+
+export async function readReplayLog(target: QuarantineTarget, name: string): Promise<ReplayLog | undefined> {
+  const item = await getItem(target, failedBatchRowKey(target.consumer, name));
+  if (item === undefined) return undefined;
+  const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
+  return {
+    attempts: number(item[L.replayAttempts]) ?? 0,
+    firstReplayedAtMs: number(item[L.firstReplayedAt]),
+    replayedAtMs: number(item[L.replayedAt]),
+    replayedBy: typeof item[L.replayedBy] === 'string' ? String(item[L.replayedBy]) : undefined,
+    counts: (item[L.counts] ?? {}) as ReplayLog['counts'],
+    runs: (item[L.runs] ?? []) as ReplayLog['runs'],
+    notes: (item[L.notes] ?? []) as ReplayLog['notes'],
+  };
+}
+
+export function countOutcomes(
+  results: readonly BatchRecordResult[],
+): Partial<Record<BatchRecordOutcome, number>> {
+  const counts: Partial<Record<BatchRecordOutcome, number>> = {};
+  for (const { outcome } of results) counts[outcome] = (counts[outcome] ?? 0) + 1;
+  return counts;
+}
+
+/** Records one replay of the batch: the attempt counted, its time, who, and each record's outcome. */
+export async function recordReplay(
+  target: QuarantineTarget,
+  batch: { readonly name: string; readonly objectKey: string },
+  replay: { readonly atMs: number; readonly by: string; readonly results: readonly BatchRecordResult[] },
+): Promise<void> {
+  await target.client.send(
+    new UpdateCommand({
+      TableName: target.tableName,
+      Key: { [A.pk]: failedBatchRowKey(target.consumer, batch.name) },
+      UpdateExpression:
+        'SET #key = :key, #first = if_not_exists(#first, :at), #at = :at, #by = :by, #counts = :counts, #runs = :runs, #notes = :notes ADD #attempts :one',
+      ExpressionAttributeNames: {
+        '#key': L.objectKey,
+        '#first': L.firstReplayedAt,
+        '#at': L.replayedAt,
+        '#by': L.replayedBy,
+        '#counts': L.counts,
+        '#runs': L.runs,
+        '#notes': L.notes,
+        '#attempts': L.replayAttempts,
+      },
+      ExpressionAttributeValues: {
+        ':key': batch.objectKey,
+        ':at': replay.atMs,
+        ':by': replay.by,
+        ':counts': countOutcomes(replay.results),
+        ':runs': runsOf(replay.results),
+        ':notes': notesOf(replay.results),
+        ':one': 1,
+      },
+    }),
+  );
+}
+
+function runsOf(results: readonly BatchRecordResult[]): ReplayLog['runs'] {
+  const runs: { partition: string; from: number; to: number; outcome: BatchRecordOutcome }[] = [];
+  for (const result of results) {
+    const last = runs.at(-1);
+    if (last !== undefined && last.partition === result.partition && last.outcome === result.outcome) {
+      last.to = result.offset;
+    } else {
+      runs.push({
+        partition: result.partition,
+        from: result.offset,
+        to: result.offset,
+        outcome: result.outcome,
+      });
+    }
+  }
+  return runs.slice(0, MAX_RUNS);
+}
+
+function notesOf(results: readonly BatchRecordResult[]): ReplayLog['notes'] {
+  return results
+    .filter((result) => !ACKED_OUTCOMES.includes(result.outcome) && result.outcome !== 'not-sent')
+    .slice(0, MAX_NOTES)
+    .map(({ partition, offset, outcome, detail }) => ({
+      partition,
+      offset,
+      outcome,
+      detail: boundedString(detail, NOTE_DETAIL_BYTES).text,
+    }));
+}

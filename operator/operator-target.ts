@@ -1,0 +1,122 @@
+/**
+ * The flags every operator command shares and what they resolve to: the table, the consumer and a
+ * DynamoDB client. The consumer and the table come from the flags, else from the stack's outputs
+ * (`--stack`), else from the function's own variables (CONSUMER_NAME, INBOX_TABLE_NAME), so a shell set
+ * up like the function needs no flag.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CONSUMER_NAME_PATTERN } from '../lambdas/core/inbox-item.js';
+import { UserError } from './cli/user-error.js';
+import type { QuarantineTarget } from './quarantine-table.js';
+import { readStackOutputs, STACK_OUTPUT_KEYS, type StackOutputs } from './stack-outputs.js';
+
+export const COMMON_FLAGS = {
+  consumer: { type: 'string' },
+  table: { type: 'string' },
+  region: { type: 'string' },
+  endpoint: { type: 'string' },
+  profile: { type: 'string' },
+  stack: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const COMMON_HELP = `Common flags:
+  --consumer NAME   the consumer's name (default: $CONSUMER_NAME)
+  --table NAME      the inbox table (default: $INBOX_TABLE_NAME)
+  --region R        AWS region (default: the SDK's, e.g. $AWS_REGION; us-east-1 with --endpoint)
+  --endpoint URL    a DynamoDB Local endpoint, e.g. the one \`npm start -- --keep\` prints
+  --profile P       a profile of the shared AWS config (default: $AWS_PROFILE)
+  --stack NAME      the deployed stack: its outputs give what these flags do not (FunctionName,
+                    InboxTableName, ConsumerName, FailedBatchesBucket)
+  --json            machine-readable output on stdout
+  --verbose         stack traces for errors`;
+
+/** DynamoDB Local keeps tables per access key and region: the same fixed pair as `npm start` uses. */
+export const LOCAL_ENDPOINT_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+export const LOCAL_ENDPOINT_REGION = 'us-east-1';
+
+export interface OperatorTarget extends QuarantineTarget {
+  readonly region: string | undefined;
+  readonly endpoint: string | undefined;
+  readonly profile: string | undefined;
+  /** The outputs of `--stack`, when it was given: the function and the bucket come from there too. */
+  readonly stack: StackOutputs | undefined;
+}
+
+type Values = Readonly<Record<string, string | boolean | undefined>>;
+
+/** The target, with `--stack`'s outputs read first when it is given. */
+export async function resolveOperatorTarget(
+  values: Values,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<OperatorTarget> {
+  const stackName = stringFlag(values.stack);
+  const stack =
+    stackName === undefined
+      ? undefined
+      : await readStackOutputs(stackName, {
+          region: stringFlag(values.region),
+          profile: stringFlag(values.profile),
+        });
+  return operatorTarget(values, env, stack);
+}
+
+/** The target from the flags; `stack` is what `--stack` read (resolveOperatorTarget reads it). */
+export function operatorTarget(
+  values: Values,
+  env: NodeJS.ProcessEnv = process.env,
+  stack?: StackOutputs,
+): OperatorTarget {
+  if (stringFlag(values.stack) !== undefined && stack === undefined) {
+    throw new Error('--stack is read by resolveOperatorTarget: call it instead of operatorTarget');
+  }
+  const consumer = stringFlag(values.consumer) ?? stack?.consumerName ?? env.CONSUMER_NAME;
+  const orStack = (key: string) =>
+    stack === undefined ? '' : `; stack ${stack.stackName} has no ${key} output`;
+  if (!consumer) {
+    throw new UserError(
+      `which consumer? pass --consumer NAME (or set CONSUMER_NAME)${orStack(STACK_OUTPUT_KEYS.consumerName)}`,
+    );
+  }
+  if (!CONSUMER_NAME_PATTERN.test(consumer)) {
+    throw new UserError(`--consumer ${consumer} is not a consumer name (1-64 of A-Z a-z 0-9 _ . -)`);
+  }
+  const tableName = stringFlag(values.table) ?? stack?.inboxTableName ?? env.INBOX_TABLE_NAME;
+  if (!tableName) {
+    throw new UserError(
+      `which table? pass --table NAME (or set INBOX_TABLE_NAME)${orStack(STACK_OUTPUT_KEYS.inboxTableName)}`,
+    );
+  }
+  const endpoint = endpointFlag('endpoint', stringFlag(values.endpoint), 'http://127.0.0.1:8000');
+  const region = stringFlag(values.region) ?? (endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION);
+  const profile = stringFlag(values.profile);
+  const client = new DynamoDBClient({
+    maxAttempts: 3,
+    ...(region === undefined ? {} : { region }),
+    ...(profile === undefined ? {} : { profile }),
+    ...(endpoint === undefined ? {} : { endpoint, credentials: LOCAL_ENDPOINT_CREDENTIALS }),
+  });
+  return {
+    client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    tableName,
+    consumer,
+    region,
+    endpoint,
+    profile,
+    stack,
+  };
+}
+
+/** An endpoint flag's value, checked to be an http(s) URL; `example` is what the one-line error suggests. */
+export function endpointFlag(flag: string, value: string | undefined, example: string): string | undefined {
+  if (value !== undefined && !/^https?:\/\/[^/]+/.test(value)) {
+    throw new UserError(`--${flag} ${value} is not a URL: e.g. ${example}`);
+  }
+  return value;
+}
+
+export function stringFlag(value: string | boolean | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

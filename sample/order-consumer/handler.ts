@@ -1,0 +1,8 @@
+/** Lambda entry of the sample order consumer (transactional mode): one call to the public entry. */
+import { ConfigError, createInboxConsumer } from '../../lambdas/core/index.js';
+import { orderConsumer } from './order-placed.js';
+
+const appTableName = process.env.APP_TABLE_NAME?.trim();
+if (!appTableName) throw new ConfigError(['APP_TABLE_NAME is required']);
+
+export const handler = createInboxConsumer(orderConsumer(appTableName));
