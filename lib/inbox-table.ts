@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../lambdas/core/inbox-item.js';
+import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../lambdas/core/inbox-rows.js';
 import { throwIfProblems } from './invalid-props-error.js';
 
 /**

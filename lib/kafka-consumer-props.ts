@@ -5,7 +5,7 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from '../lambdas/core/inbox-item.js';
+import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from '../lambdas/core/inbox-rows.js';
 import {
   HANDLER_SETTINGS,
   type HandlerSettings,

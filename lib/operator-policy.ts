@@ -2,7 +2,7 @@ import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { consumerRowPrefix, dedupRowKey, QUARANTINE_INDEX } from '../lambdas/core/inbox-item.js';
+import { consumerRowPrefix, dedupRowKey, QUARANTINE_INDEX } from '../lambdas/core/inbox-rows.js';
 import type { InboxTable } from './inbox-table.js';
 import type { KafkaConsumer } from './kafka-consumer.js';
 

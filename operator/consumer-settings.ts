@@ -4,8 +4,11 @@
  * the operator's shell's: read through the handler's own table and parser (lambdas/core/settings.ts), so
  * the names, defaults and bounds are defined once.
  */
+import type { DecodedRecord } from '../lambdas/core/decode-event.js';
 import type { DedupKeyPolicy } from '../lambdas/core/dedup-key.js';
+import type { QuarantineRow } from '../lambdas/core/quarantine-row.js';
 import { readHandlerSettings } from '../lambdas/core/settings.js';
+import { dedupKeyOf } from './quarantined-record.js';
 
 export interface ConsumerSettings {
   readonly policy: DedupKeyPolicy;
@@ -40,6 +43,33 @@ export function consumerSettingsOf(
  */
 export function shellSettings(): ConsumerSettings {
   return consumerSettingsOf(process.env, "this shell's environment");
+}
+
+/**
+ * What a quarantine row is judged by: the consumer's dedup window when it quarantined the record, kept on
+ * the row. A row written before the consumer kept it (msk-inbox 0.1.0) is judged by `settings`, as then.
+ */
+export function settingsOfRow(row: QuarantineRow, settings: ConsumerSettings): ConsumerSettings {
+  if (row.consumer === undefined) return settings;
+  return {
+    ...settings,
+    dedupTtlSeconds: row.consumer.dedupTtlSeconds,
+    source: "the consumer's, kept on the quarantine row",
+  };
+}
+
+/**
+ * The dedup key a quarantined record is judged under (docs/operate.md#replay): the key the consumer
+ * derived, kept on its row, whatever its value format or settings. A row without one (the consumer
+ * derived none, or a row from before the consumer kept it) falls back to deriving it by `settings`, as
+ * the consumer the replay invokes would: only a header's key, or a JSON value's (dedupKeyOf).
+ */
+export function dedupKeyOfRow(
+  row: QuarantineRow,
+  record: DecodedRecord,
+  settings: ConsumerSettings,
+): string | undefined {
+  return row.consumer?.dedupKey ?? dedupKeyOf(record, settings.policy);
 }
 
 /**

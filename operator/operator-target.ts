@@ -6,7 +6,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CONSUMER_NAME_PATTERN } from '../lambdas/core/inbox-item.js';
+import { CONSUMER_NAME_PATTERN } from '../lambdas/core/inbox-rows.js';
 import { UserError } from './cli/user-error.js';
 import type { QuarantineTarget } from './quarantine-table.js';
 import { readStackOutputs, STACK_OUTPUT_KEYS, type StackOutputs } from './stack-outputs.js';

@@ -13,73 +13,22 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import {
   INBOX_ATTRIBUTES as A,
-  consumerRowPrefix,
+  type DedupRow,
   dedupRowKey,
-  INBOX_STATUS,
   isExpired,
+  OPERATOR_ATTRIBUTES as O,
+  OPERATOR_STATUS,
   QUARANTINE_INDEX,
   quarantineRowKey,
-} from '../lambdas/core/inbox-item.js';
-import type { StoredRecord } from './quarantined-record.js';
-
-/** Statuses a quarantine row takes once an operator has dealt with it: it is then out of the index. */
-export const OPERATOR_STATUS = { resolved: 'RESOLVED', discarded: 'DISCARDED' } as const;
-
-/** Attributes the operator adds to a quarantine row. */
-export const OPERATOR_ATTRIBUTES = {
-  replayedAt: 'replayed_at',
-  replayOutcome: 'replay_outcome',
-  replayAttempts: 'replay_attempts',
-  replayDetail: 'replay_detail',
-  /** The quarantined_at of a row taken out of the index, kept for audit. */
-  quarantinedSince: 'quarantined_since',
-  /** The reason before a replay quarantined the record again. */
-  previousReason: 'previous_reason',
-  discardedAt: 'discarded_at',
-  discardedBy: 'discarded_by',
-  discardReason: 'discard_reason',
-} as const;
-const O = OPERATOR_ATTRIBUTES;
+  readDedupRow,
+  replayingRowKey,
+} from '../lambdas/core/inbox-rows.js';
+import { type QuarantineRow, readQuarantineRow } from '../lambdas/core/quarantine-row.js';
 
 export interface QuarantineTarget {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
   readonly consumer: string;
-}
-
-export interface QuarantineRow {
-  /** `<records map key>@<offset>`: the row's key after `<consumer>!quarantine#`. */
-  readonly id: string;
-  readonly status: string;
-  readonly reason: string;
-  readonly error: string;
-  /** Epoch ms: when it was quarantined (for rows out of the index, when it was before). */
-  readonly quarantinedAt: number | undefined;
-  readonly record: StoredRecord;
-  readonly replayAttempts: number;
-  /** Moved aside by a replay that has not finished (parkRow): `replay ID` finishes it. */
-  readonly parked: boolean;
-  /** The whole item as stored. */
-  readonly item: Readonly<Record<string, unknown>>;
-}
-
-export function rowOf(consumer: string, item: Record<string, unknown>): QuarantineRow {
-  const prefix = quarantineRowKey(consumer, '');
-  const parkedPrefix = parkedRowKey(consumer, '');
-  const pk = String(item[A.pk]);
-  const parked = pk.startsWith(parkedPrefix);
-  const since = item[A.quarantinedAt] ?? item[O.quarantinedSince];
-  return {
-    id: parked ? pk.slice(parkedPrefix.length) : pk.startsWith(prefix) ? pk.slice(prefix.length) : pk,
-    parked,
-    status: String(item[A.status] ?? ''),
-    reason: String(item[A.reason] ?? ''),
-    error: String(item[A.error] ?? ''),
-    quarantinedAt: typeof since === 'number' ? since : undefined,
-    record: (item[A.record] ?? {}) as StoredRecord,
-    replayAttempts: typeof item[O.replayAttempts] === 'number' ? (item[O.replayAttempts] as number) : 0,
-    item,
-  };
 }
 
 export interface ListFilter {
@@ -120,7 +69,7 @@ export async function listQuarantined(
       }),
     );
     for (const item of page.Items ?? []) {
-      const row = rowOf(target.consumer, item);
+      const row = readQuarantineRow(target.consumer, item);
       countsByReason[row.reason] = (countsByReason[row.reason] ?? 0) + 1;
       if (filter.limit === undefined || rows.length < filter.limit) rows.push(row);
     }
@@ -135,9 +84,9 @@ export async function listQuarantined(
  */
 export async function getRow(target: QuarantineTarget, id: string): Promise<QuarantineRow | undefined> {
   const item =
-    (await getItem(target, parkedRowKey(target.consumer, id))) ??
+    (await getItem(target, replayingRowKey(target.consumer, id))) ??
     (await getItem(target, quarantineRowKey(target.consumer, id)));
-  return item === undefined ? undefined : rowOf(target.consumer, item);
+  return item === undefined ? undefined : readQuarantineRow(target.consumer, item);
 }
 
 export async function getItem(
@@ -151,11 +100,9 @@ export async function getItem(
 }
 
 /** The consumer's dedup row for a key: COMPLETED once a record with that key was applied. */
-export async function dedupRow(
-  target: QuarantineTarget,
-  dedupKey: string,
-): Promise<Record<string, unknown> | undefined> {
-  return getItem(target, dedupRowKey(target.consumer, dedupKey));
+export async function dedupRow(target: QuarantineTarget, dedupKey: string): Promise<DedupRow | undefined> {
+  const item = await getItem(target, dedupRowKey(target.consumer, dedupKey));
+  return item === undefined ? undefined : readDedupRow(item);
 }
 
 /**
@@ -167,7 +114,7 @@ export async function liveDedupRow(
   target: QuarantineTarget,
   dedupKey: string,
   nowMs: number,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<DedupRow | undefined> {
   const row = await dedupRow(target, dedupKey);
   return row === undefined || isExpired(row, Math.floor(nowMs / 1_000)) ? undefined : row;
 }
@@ -223,14 +170,6 @@ export async function discardRow(
 }
 
 /**
- * Where a row waits while its record is replayed: never a dedup or quarantine key (`!` is not in names),
- * and under the consumer's row prefix, which the operators' IAM policy grants (docs/operate.md#permissions).
- */
-export function parkedRowKey(consumer: string, id: string): string {
-  return `${consumerRowPrefix(consumer)}replaying#${id}`;
-}
-
-/**
  * Moves the row aside for a replay, in one transaction: a copy under parkedRowKey (still in the index, so
  * a replay that dies half way leaves the record listed) and the row's own key free, so a record
  * quarantined again writes a fresh row with its new reason. False when the row changed meanwhile.
@@ -244,7 +183,7 @@ export async function parkRow(target: QuarantineTarget, row: QuarantineRow): Pro
           {
             Put: {
               TableName: target.tableName,
-              Item: { ...row.item, [A.pk]: parkedRowKey(target.consumer, row.id) },
+              Item: { ...row.item, [A.pk]: replayingRowKey(target.consumer, row.id) },
               ConditionExpression: 'attribute_not_exists(#pk)',
               ExpressionAttributeNames: { '#pk': A.pk },
             },
@@ -283,7 +222,7 @@ export async function unparkRow(
             Item: { ...item, [A.pk]: quarantineRowKey(target.consumer, id) },
           },
         },
-        { Delete: { TableName: target.tableName, Key: { [A.pk]: parkedRowKey(target.consumer, id) } } },
+        { Delete: { TableName: target.tableName, Key: { [A.pk]: replayingRowKey(target.consumer, id) } } },
       ],
     }),
   );
@@ -294,5 +233,3 @@ export function outOfIndex(item: Readonly<Record<string, unknown>>): Record<stri
   const { [A.quarantineConsumer]: _consumer, [A.quarantinedAt]: at, ...rest } = item;
   return { ...rest, [O.quarantinedSince]: at ?? rest[O.quarantinedSince] ?? null };
 }
-
-export { INBOX_STATUS };

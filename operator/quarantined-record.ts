@@ -6,23 +6,7 @@
 import { type DecodedRecord, decodeEvent, decodeUtf8 } from '../lambdas/core/decode-event.js';
 import { type DedupKeyPolicy, deriveDedupKey } from '../lambdas/core/dedup-key.js';
 import type { KafkaEvent, KafkaEventRecord } from '../lambdas/core/kafka-event.js';
-
-/** The `record` attribute of a quarantine row. */
-export interface StoredRecord {
-  readonly topic?: string;
-  readonly partition?: number;
-  readonly offset?: number | null;
-  readonly timestamp?: number | null;
-  readonly timestampType?: string | null;
-  readonly key?: string | null;
-  readonly value?: string | null;
-  /** JSON text of the headers as they came. */
-  readonly headers?: string | null;
-  readonly value_truncated?: boolean;
-  readonly value_chars?: number;
-  readonly cut?: readonly string[];
-  readonly as_json?: readonly string[];
-}
+import type { StoredRecord } from '../lambdas/core/quarantine-row.js';
 
 /** Where a quarantined record's event came from is not kept: the replayed envelope (the handler does not read it). */
 const REPLAY_ENVELOPE: Omit<KafkaEvent, 'records'> = {

@@ -16,24 +16,32 @@
  * - A record older than the dedup window is not sent without --past-dedup-window (consumer-settings.ts),
  *   nor a payload-conflict record whose first copy's dedup row is gone (docs/operate.md#the-dedup-window).
  */
-import type { DecodedRecord } from '../lambdas/core/decode-event.js';
-import type { DedupKeyPolicy } from '../lambdas/core/dedup-key.js';
-import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from '../lambdas/core/inbox-item.js';
+import {
+  INBOX_ATTRIBUTES as A,
+  INBOX_STATUS,
+  OPERATOR_ATTRIBUTES as O,
+  OPERATOR_STATUS,
+  quarantineRowKey,
+} from '../lambdas/core/inbox-rows.js';
 import type { KafkaEvent } from '../lambdas/core/kafka-event.js';
-import { type ConsumerSettings, pastDedupWindow, pastDedupWindowDetail } from './consumer-settings.js';
+import type { QuarantineRow } from '../lambdas/core/quarantine-row.js';
+import {
+  type ConsumerSettings,
+  dedupKeyOfRow,
+  pastDedupWindow,
+  pastDedupWindowDetail,
+  settingsOfRow,
+} from './consumer-settings.js';
 import type { Invoke } from './local-handler.js';
 import {
   getItem,
   liveDedupRow,
-  OPERATOR_ATTRIBUTES as O,
-  OPERATOR_STATUS,
   outOfIndex,
   parkRow,
-  type QuarantineRow,
   type QuarantineTarget,
   unparkRow,
 } from './quarantine-table.js';
-import { dedupKeyOf, replayEventOf } from './quarantined-record.js';
+import { replayEventOf } from './quarantined-record.js';
 
 export type ReplayOutcome =
   | 'applied'
@@ -113,17 +121,15 @@ export interface DedupState {
 /** An expired dedup row reads as none: the consumer would take its key as free (liveDedupRow). */
 export async function readDedupState(
   target: QuarantineTarget,
-  record: DecodedRecord,
-  policy: DedupKeyPolicy,
+  dedupKey: string | undefined,
   nowMs: number,
 ): Promise<DedupState> {
-  const dedupKey = dedupKeyOf(record, policy);
   const before = dedupKey === undefined ? undefined : await liveDedupRow(target, dedupKey, nowMs);
   return {
     dedupKey,
-    appliedBefore: before?.[A.status] === INBOX_STATUS.completed,
+    appliedBefore: before?.status === INBOX_STATUS.completed,
     rowBefore: before !== undefined,
-    firstSeenAt: before === undefined ? undefined : String(before[A.source] ?? '?'),
+    firstSeenAt: before === undefined ? undefined : (before.source ?? '?'),
   };
 }
 
@@ -173,7 +179,7 @@ export async function sendAndJudge(
   }
   // An expired row left from before (the consumer skipped the record) is not this replay's doing.
   const after = await liveDedupRow(target, state.dedupKey, nowMs());
-  return after?.[A.status] === INBOX_STATUS.completed
+  return after?.status === INBOX_STATUS.completed
     ? { outcome: 'applied', detail: 'applied' }
     : { outcome: 'skipped', detail: 'acked without an inbox row: the consumer skips it' };
 }
@@ -187,15 +193,18 @@ export async function replayRow(
   const rebuilt = replayEventOf(id, row.record);
   if (!rebuilt.ok)
     return { id, outcome: 'not-replayable', detail: `cannot be sent as it came: ${rebuilt.why}` };
-  const state = await readDedupState(target, rebuilt.record, options.settings.policy, options.nowMs());
+  // Judged by what the consumer kept on the row (its key, its window), where it did.
+  const settings = settingsOfRow(row, options.settings);
+  const dedupKey = dedupKeyOfRow(row, rebuilt.record, options.settings);
+  const state = await readDedupState(target, dedupKey, options.nowMs());
   const keyed = state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey };
   // The record was quarantined, so never applied under its coordinates; but a redelivered copy (after
   // a fix) or a producer's retry under its key may have been, and that dedup row expires: past the
   // window a replay could apply the event twice (docs/operate.md#replay).
   // No timestamp places it nowhere in the window: pastDedupWindow counts it as past.
   const timestampMs = row.record.timestamp;
-  if (!options.pastDedupWindow && pastDedupWindow(timestampMs, options.settings, options.nowMs())) {
-    const detail = pastDedupWindowDetail(timestampMs, options.settings);
+  if (!options.pastDedupWindow && pastDedupWindow(timestampMs, settings, options.nowMs())) {
+    const detail = pastDedupWindowDetail(timestampMs, settings);
     return { id, outcome: 'past-dedup-window', detail, ...keyed };
   }
   // A payload-conflict row exists because an earlier copy under the same key was applied; its dedup row

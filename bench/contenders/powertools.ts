@@ -12,7 +12,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type DecodedPartition, decodeEvent } from '../../lambdas/core/decode-event.js';
 import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.js';
-import { DEFAULT_DEDUP_TTL_SECONDS } from '../../lambdas/core/inbox-item.js';
+import { DEFAULT_DEDUP_TTL_SECONDS } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchItemFailure } from '../../lambdas/core/kafka-event.js';
 import { DEFAULT_ORDERING } from '../../lambdas/core/ordering.js';
 import { type Order, OrderSchema, orderWrites } from '../../local/orders/orders-consumer.js';

@@ -6,7 +6,7 @@
 import type { Clock } from './clock.js';
 import type { CompletedKey, CompletedKeyCache } from './completed-key-cache.js';
 import type { EffectWrite, Lease } from './effect.js';
-import { INBOX_STATUS } from './inbox-item.js';
+import { INBOX_STATUS } from './inbox-rows.js';
 import type {
   ClaimResult,
   CommitGroupOptions,

@@ -18,7 +18,7 @@ import {
   storeError,
 } from './dynamodb-refusals.js';
 import type { EffectWrite, Lease } from './effect.js';
-import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS } from './inbox-item.js';
+import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS } from './inbox-rows.js';
 import {
   type ClaimResult,
   type CommitGroupOptions,
@@ -46,7 +46,7 @@ export interface DynamoDbInboxStoreOptions {
 /**
  * A row is free to take when absent, expired, or IN_PROGRESS under an expired lease. Expired rows must be
  * matched explicitly: TTL deletion is lazy and expired items still show up in conditions. `expires_at <
- * :nowSeconds` is isExpired (inbox-item.ts) as a condition: readers of a row judge it by that predicate.
+ * :nowSeconds` is isExpired (inbox-rows.ts) as a condition: readers of a row judge it by that predicate.
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html
  */
 const CLAIMABLE =
@@ -260,7 +260,7 @@ export class DynamoDbInboxStore implements InboxStore {
         new PutCommand({
           TableName: this.#tableName,
           // Bounded field by field: it fits whatever the record (quarantine-row.ts).
-          Item: quarantineItem(this.#consumer, entry, this.#clock.nowMs()),
+          Item: quarantineItem(this.#consumer, entry, this.#clock.nowMs(), this.#ttlSeconds),
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': A.pk },
         }),

@@ -5,7 +5,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { InboxStoreError } from './errors.js';
-import { INBOX_ATTRIBUTES as A, INBOX_STATUS, type InboxStatus } from './inbox-item.js';
+import { readDedupRow } from './inbox-rows.js';
 import {
   type CommitMember,
   type CommitResult,
@@ -110,17 +110,7 @@ export function conditionFailureRow(error: unknown): ExistingRow | undefined {
 
 /** ALL_OLD comes back as raw AttributeValues even through the DocumentClient. */
 function toExistingRow(item: unknown): ExistingRow | undefined {
-  const row = unmarshall(item as Record<string, AttributeValue>);
-  const status = row[A.status];
-  if (status !== INBOX_STATUS.inProgress && status !== INBOX_STATUS.completed) return undefined;
-  return {
-    status: status as InboxStatus,
-    payloadHash: typeof row[A.payloadHash] === 'string' ? row[A.payloadHash] : undefined,
-    leaseUntilMs: typeof row[A.leaseUntil] === 'number' ? row[A.leaseUntil] : undefined,
-    source: typeof row[A.source] === 'string' ? row[A.source] : undefined,
-    expiresAtSeconds: typeof row[A.expiresAt] === 'number' ? row[A.expiresAt] : undefined,
-    leaseOwner: typeof row[A.leaseOwner] === 'string' ? row[A.leaseOwner] : undefined,
-  };
+  return readDedupRow(unmarshall(item as Record<string, AttributeValue>));
 }
 
 export function isNamed(error: unknown, name: string): boolean {

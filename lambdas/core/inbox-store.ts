@@ -4,7 +4,7 @@
  */
 import type { RawRecordView } from './decode-event.js';
 import type { EffectWrite, Lease } from './effect.js';
-import { INBOX_STATUS, type InboxStatus } from './inbox-item.js';
+import { type DedupRow, INBOX_STATUS } from './inbox-rows.js';
 
 export interface InboxEntry {
   readonly dedupKey: string;
@@ -14,16 +14,7 @@ export interface InboxEntry {
 }
 
 /** What a failed condition found, read from ALL_OLD at no extra cost. */
-export interface ExistingRow {
-  readonly status: InboxStatus;
-  readonly payloadHash: string | undefined;
-  readonly leaseUntilMs: number | undefined;
-  readonly source: string | undefined;
-  /** The row's TTL (epoch seconds), when known: a cache of completed keys must not outlive it. */
-  readonly expiresAtSeconds?: number;
-  /** The attempt token holding an IN_PROGRESS row. */
-  readonly leaseOwner?: string;
-}
+export type ExistingRow = DedupRow;
 
 export type RowConflict =
   | { readonly kind: 'duplicate'; readonly existing: ExistingRow }
@@ -70,6 +61,8 @@ export interface QuarantineEntry {
   readonly reason: string;
   readonly message: string;
   readonly record: RawRecordView;
+  /** The dedup key the consumer derives for the record, where it derives one: kept for a replay. */
+  readonly dedupKey?: string;
 }
 
 /** One record of a group commit: its inbox row and its effect's writes. */

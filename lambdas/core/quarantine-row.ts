@@ -2,12 +2,57 @@
  * The quarantine row: the raw record kept for an operator, under a key no other record shares. Every
  * field is bounded in UTF-8 bytes (what DynamoDB counts) and cut fields are named in `cut`, so the row
  * stays under DynamoDB's 400 KB item limit by construction, whatever the record
- * (docs/design.md#quarantine-rows). Nothing here can throw: see bounded-text.ts.
+ * (docs/design.md#quarantine-rows). Nothing here can throw: see bounded-text.ts. The row is written
+ * (quarantineItem) and read (readQuarantineRow, by the operator tool) through the same types.
  */
 import { boundedJson, boundedString, hashJson, hashString } from './bounded-text.js';
 import type { DecodedRecord } from './decode-event.js';
-import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from './inbox-item.js';
+import {
+  INBOX_ATTRIBUTES as A,
+  INBOX_STATUS,
+  OPERATOR_ATTRIBUTES as O,
+  parseRowKey,
+  quarantineRowKey,
+} from './inbox-rows.js';
 import type { QuarantineEntry } from './inbox-store.js';
+
+/** The `record` attribute of a quarantine row: the record in its wire form, each field bounded. */
+export interface StoredRecord {
+  readonly topic?: string;
+  readonly partition?: number;
+  readonly offset?: number | null;
+  readonly timestamp?: number | null;
+  readonly timestampType?: string | null;
+  /** base64 as sent. */
+  readonly key?: string | null;
+  /** base64 as sent. */
+  readonly value?: string | null;
+  /** JSON text of the headers as they came. */
+  readonly headers?: string | null;
+  readonly value_truncated?: boolean;
+  readonly value_chars?: number;
+  /** The offset or timestamp as sent, where it was not a usable number. */
+  readonly offset_as_sent?: string | null;
+  readonly timestamp_as_sent?: string | null;
+  /** The fields cut to fit. */
+  readonly cut?: readonly string[];
+  /** The fields that were not strings, kept as JSON text. */
+  readonly as_json?: readonly string[];
+}
+
+/** A QUARANTINED item as the engine writes it. */
+// A type, not an interface: it is then a Record<string, unknown> too, as DynamoDB's client takes items.
+export type QuarantineItem = {
+  readonly [A.pk]: string;
+  readonly [A.status]: typeof INBOX_STATUS.quarantined;
+  readonly [A.reason]: string;
+  readonly [A.error]: string;
+  readonly [A.quarantineConsumer]: string;
+  readonly [A.quarantinedAt]: number;
+  readonly [A.record]: StoredRecord;
+  readonly [A.dedupKey]?: string;
+  readonly [A.dedupTtlSeconds]: number;
+};
 
 /** UTF-8 byte budgets of the row's fields. Their sum, with the fixed attributes, is under 360 KB. */
 export const QUARANTINE_LIMITS = {
@@ -48,12 +93,13 @@ export function quarantineRowPk(consumer: string, coordinates: string): string {
   return quarantineRowKey(consumer, boundedString(coordinates, QUARANTINE_LIMITS.keyBytes).text);
 }
 
-/** The whole QUARANTINED item for DynamoDB. */
+/** The whole QUARANTINED item for DynamoDB; `dedupTtlSeconds` is the consumer's dedup window. */
 export function quarantineItem(
   consumer: string,
   entry: QuarantineEntry,
   nowMs: number,
-): Record<string, unknown> {
+  dedupTtlSeconds: number,
+): QuarantineItem {
   const cut: string[] = [];
   const bounded = (field: string, text: { text: string; cut: boolean }) => {
     if (text.cut) cut.push(field);
@@ -68,7 +114,7 @@ export function quarantineItem(
     return bounded(field, boundedJson(value, maxBytes));
   };
   const { record } = entry;
-  const recordAttribute: Record<string, unknown> = {
+  const recordAttribute: Mutable<StoredRecord> = {
     topic: bounded('topic', boundedString(record.topic, QUARANTINE_LIMITS.topicBytes)),
     partition: record.partition,
     offset: record.offset,
@@ -80,6 +126,8 @@ export function quarantineItem(
     headers: bounded('headers', boundedJson(record.headers ?? null, QUARANTINE_LIMITS.headersBytes)),
     value_chars: typeof record.value === 'string' ? record.value.length : 0,
   };
+  // Dedup keys are at most MAX_DEDUP_KEY_BYTES (dedup-key.ts): kept whole, never cut.
+  const dedupKey = entry.dedupKey === undefined ? {} : { [A.dedupKey]: entry.dedupKey };
   if (record.timestampAsSent !== undefined) {
     recordAttribute.timestamp_as_sent = textOf(
       'timestamp_as_sent',
@@ -105,5 +153,61 @@ export function quarantineItem(
     [A.quarantineConsumer]: consumer,
     [A.quarantinedAt]: nowMs,
     [A.record]: recordAttribute,
+    ...dedupKey,
+    [A.dedupTtlSeconds]: dedupTtlSeconds,
+  };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A quarantine row as the operator tool reads it: written by quarantineItem, then by the tool. */
+export interface QuarantineRow {
+  /** `<records map key>@<offset>`: the row's key after `<consumer>!quarantine#`. */
+  readonly id: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly error: string;
+  /** Epoch ms: when it was quarantined (for rows out of the index, when it was before). */
+  readonly quarantinedAt: number | undefined;
+  readonly record: StoredRecord;
+  /**
+   * What the consumer knew when it quarantined the record, for a replay to judge by. Undefined on rows
+   * written before the consumer kept it (msk-inbox 0.1.0): a replay then derives the key from settings.
+   */
+  readonly consumer:
+    | {
+        /** The dedup key it derived; undefined where it derived none. */
+        readonly dedupKey: string | undefined;
+        readonly dedupTtlSeconds: number;
+      }
+    | undefined;
+  readonly replayAttempts: number;
+  /** Moved aside by a replay that has not finished (a `replaying` row): `replay ID` finishes it. */
+  readonly parked: boolean;
+  /** The whole item as stored. */
+  readonly item: Readonly<Record<string, unknown>>;
+}
+
+/** A stored quarantine (or replaying) row of `consumer`, whatever version of the engine wrote it. */
+export function readQuarantineRow(consumer: string, item: Readonly<Record<string, unknown>>): QuarantineRow {
+  const pk = String(item[A.pk]);
+  const key = parseRowKey(consumer, pk);
+  const since = item[A.quarantinedAt] ?? item[O.quarantinedSince];
+  const ttl = item[A.dedupTtlSeconds];
+  const dedupKey = item[A.dedupKey];
+  return {
+    id: key === undefined ? pk : key.id,
+    parked: key?.kind === 'replaying',
+    status: String(item[A.status] ?? ''),
+    reason: String(item[A.reason] ?? ''),
+    error: String(item[A.error] ?? ''),
+    quarantinedAt: typeof since === 'number' ? since : undefined,
+    record: (item[A.record] ?? {}) as StoredRecord,
+    consumer:
+      typeof ttl === 'number'
+        ? { dedupKey: typeof dedupKey === 'string' ? dedupKey : undefined, dedupTtlSeconds: ttl }
+        : undefined,
+    replayAttempts: typeof item[O.replayAttempts] === 'number' ? (item[O.replayAttempts] as number) : 0,
+    item,
   };
 }

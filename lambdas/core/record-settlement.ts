@@ -1,6 +1,7 @@
 /** How a record ends once its plan is known: the store's answers turned into outcomes, quarantine, leases. */
 import type { BatchProcessorOptions, BatchState } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
+import { deriveDedupKey } from './dedup-key.js';
 import type { EffectPlan } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { CommitResult, InboxEntry, RowConflict } from './inbox-store.js';
@@ -151,10 +152,26 @@ export async function quarantine(
     reason,
     message,
     record: record.raw,
+    dedupKey: keyForReplay(record, options),
   });
   return outcome(record, 'quarantined', {
     reason,
     detail: written === 'already-quarantined' ? `${message} (quarantined earlier)` : message,
     quarantineKey,
   });
+}
+
+/**
+ * The key the consumer derives for a record it quarantines, kept on the row so a replay judges by the
+ * consumer's own key (docs/operate.md#replay): the same derivation under the same policy, so it is the key
+ * the record was (or would have been) deduplicated under. None where it derives none.
+ */
+function keyForReplay(record: DecodedRecord, options: BatchProcessorOptions): string | undefined {
+  try {
+    const derived = deriveDedupKey(record, options.dedupKeyPolicy);
+    return derived.ok ? derived.key : undefined;
+  } catch {
+    // quarantine() must not throw for want of a key it only keeps for an operator.
+    return undefined;
+  }
 }

@@ -5,7 +5,7 @@
  * README with it).
  */
 import { DEFAULT_DEDUP_KEY_POLICY } from './dedup-key.js';
-import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from './inbox-item.js';
+import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from './inbox-rows.js';
 
 interface Common {
   /** The environment variable the handler reads. */

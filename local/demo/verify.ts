@@ -4,7 +4,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { INBOX_STATUS, QUARANTINE_INDEX, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import { INBOX_STATUS, QUARANTINE_INDEX, quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
 import type { PartitionProgress, TopicPartition } from '../esm/record-source.js';
 import { topicPartitionKey } from '../esm/record-source.js';
 import type { ExpectedState } from './workload.js';

@@ -4,7 +4,7 @@ import {
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../../lambdas/core/inbox-item.js';
+import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../../lambdas/core/inbox-rows.js';
 
 /** The inbox table as the CDK InboxTable construct declares it: `pk`, TTL on `expires_at`, the sparse quarantine index. */
 export async function createInboxTable(client: DynamoDBClient, tableName: string): Promise<void> {

@@ -5,7 +5,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import { quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
 import { createInboxConsumer } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';

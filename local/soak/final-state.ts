@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPayload } from '../../lambdas/core/decode-event.js';
-import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
 import type { OutcomeStatus, RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { Attempt } from './attempt.js';
 import type { RunState } from './run-state.js';

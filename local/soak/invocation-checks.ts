@@ -3,7 +3,7 @@
  * response names exactly the reported records as a suffix per partition, an outage acks nothing that
  * needed a write, and `in-flight` and `leaseLost` are told only when true.
  */
-import { dedupRowKey } from '../../lambdas/core/inbox-item.js';
+import { dedupRowKey } from '../../lambdas/core/inbox-rows.js';
 import { isReported, type RecordOutcome } from '../../lambdas/core/outcome.js';
 import { interpretResponse } from '../esm/batch-response.js';
 import type { MskEvent } from '../esm/msk-event.js';

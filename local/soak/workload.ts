@@ -4,7 +4,7 @@
  * schedules share two tables.
  */
 import { hashPayload } from '../../lambdas/core/decode-event.js';
-import { dedupRowKey } from '../../lambdas/core/inbox-item.js';
+import { dedupRowKey } from '../../lambdas/core/inbox-rows.js';
 import type { ProducedRecord } from '../esm/record-source.js';
 import {
   DEDUP_TTL_SECONDS,

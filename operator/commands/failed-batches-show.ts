@@ -1,11 +1,6 @@
 /** `msk-inbox failed-batches show ID`: one failed batch, each record decoded, and what the inbox has of it. */
-import {
-  INBOX_ATTRIBUTES as A,
-  INBOX_STATUS,
-  isExpired,
-  quarantineRowKey,
-} from '../../lambdas/core/inbox-item.js';
-import { quarantineKeyOf } from '../../lambdas/core/quarantine-row.js';
+import { type DedupRow, INBOX_STATUS, isExpired, quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
+import { type QuarantineRow, quarantineKeyOf, readQuarantineRow } from '../../lambdas/core/quarantine-row.js';
 import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
@@ -131,7 +126,10 @@ async function inboxView(
       const coordinates = rebuilt.ok ? quarantineKeyOf(rebuilt.record) : `${partition.key}@${record.offset}`;
       const row = dedupKey === undefined ? undefined : await dedupRow(target, dedupKey);
       // The quarantine row is read only when the dedup row does not settle what the inbox holds.
-      const quarantined = () => getItem(target, quarantineRowKey(target.consumer, coordinates));
+      const quarantined = async () => {
+        const item = await getItem(target, quarantineRowKey(target.consumer, coordinates));
+        return item === undefined ? undefined : readQuarantineRow(target.consumer, item);
+      };
       shown.push({
         ...readableRecord(storedRecordOf(record)),
         coordinates,
@@ -145,19 +143,19 @@ async function inboxView(
 }
 
 async function inboxText(
-  row: Record<string, unknown> | undefined,
-  readQuarantined: () => Promise<Record<string, unknown> | undefined>,
+  row: DedupRow | undefined,
+  readQuarantined: () => Promise<QuarantineRow | undefined>,
   nowMs: number,
 ): Promise<string> {
   // Expired, the row is absent to the consumer (isExpired, its claim condition's test): a replay applies it.
   if (row !== undefined && isExpired(row, Math.floor(nowMs / 1_000))) {
-    return `dedup row expired (first seen at ${String(row[A.source])}): the consumer would apply it again`;
+    return `dedup row expired (first seen at ${String(row.source)}): the consumer would apply it again`;
   }
-  if (row?.[A.status] === INBOX_STATUS.completed) return `applied (first seen at ${String(row[A.source])})`;
-  if (row?.[A.status] === INBOX_STATUS.inProgress) return 'in progress (another attempt holds its lease)';
+  if (row?.status === INBOX_STATUS.completed) return `applied (first seen at ${String(row.source)})`;
+  if (row?.status === INBOX_STATUS.inProgress) return 'in progress (another attempt holds its lease)';
   const quarantined = await readQuarantined();
   if (quarantined !== undefined) {
-    return `quarantine row ${String(quarantined[A.status])} (${String(quarantined[A.reason])})`;
+    return `quarantine row ${quarantined.status} (${quarantined.reason})`;
   }
   return 'not applied';
 }

@@ -1,10 +1,11 @@
 /** `msk-inbox quarantine discard`: rows marked discarded (who, when, why) and taken out of the index. */
 
+import { INBOX_STATUS } from '../../lambdas/core/inbox-rows.js';
 import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { discardRow, INBOX_STATUS } from '../quarantine-table.js';
+import { discardRow } from '../quarantine-table.js';
 import { tableText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
 import { selectRows } from './select-rows.js';

@@ -1,12 +1,19 @@
 /** `msk-inbox quarantine list`: the consumer's quarantined records, newest first, and counts per reason. */
 
+import type { QuarantineRow } from '../../lambdas/core/quarantine-row.js';
 import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine, positiveIntegerFlag } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
-import { type ConsumerSettings, pastDedupWindow, shellSettings } from '../consumer-settings.js';
+import {
+  type ConsumerSettings,
+  dedupKeyOfRow,
+  pastDedupWindow,
+  settingsOfRow,
+  shellSettings,
+} from '../consumer-settings.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { listQuarantined, type QuarantineRow } from '../quarantine-table.js';
-import { dedupKeyOf, replayEventOf, valueSize } from '../quarantined-record.js';
+import { listQuarantined } from '../quarantine-table.js';
+import { replayEventOf, valueSize } from '../quarantined-record.js';
 import { bytesText, tableText, whenText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
 
@@ -84,13 +91,13 @@ function listedRow(row: QuarantineRow, settings: ConsumerSettings, nowMs: number
     error: row.error,
     quarantinedAtMs: row.quarantinedAt,
     quarantinedAt: row.quarantinedAt === undefined ? undefined : new Date(row.quarantinedAt).toISOString(),
-    dedupKey: rebuilt.ok ? dedupKeyOf(rebuilt.record, settings.policy) : undefined,
+    dedupKey: rebuilt.ok ? dedupKeyOfRow(row, rebuilt.record, settings) : row.consumer?.dedupKey,
     valueBytes: size.bytes,
     valueTruncated: size.approximate,
     replayAttempts: row.replayAttempts,
     replaying: row.parked,
     /** Older than the dedup window: replay sends it only with --past-dedup-window. */
-    pastDedupWindow: pastDedupWindow(row.record.timestamp, settings, nowMs),
+    pastDedupWindow: pastDedupWindow(row.record.timestamp, settingsOfRow(row, settings), nowMs),
   };
 }
 

@@ -1,11 +1,13 @@
 /** `msk-inbox quarantine show ID`: the whole row and its record decoded. */
 
+import { OPERATOR_ATTRIBUTES as O } from '../../lambdas/core/inbox-rows.js';
+import type { QuarantineRow } from '../../lambdas/core/quarantine-row.js';
 import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
-import { pastDedupWindow, shellSettings } from '../consumer-settings.js';
+import { pastDedupWindow, settingsOfRow, shellSettings } from '../consumer-settings.js';
 import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, resolveOperatorTarget } from '../operator-target.js';
-import { getRow, OPERATOR_ATTRIBUTES as O, type QuarantineRow } from '../quarantine-table.js';
+import { getRow } from '../quarantine-table.js';
 import { type ReadableRecord, readableRecord } from '../quarantined-record.js';
 import { bytesText, whenText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
@@ -35,8 +37,9 @@ export async function quarantineShow(argv: readonly string[], io: OperatorIo): P
     io.print(JSON.stringify({ id: row.id, row: row.item, record }, null, 2));
     return 0;
   }
-  // The shell's window: show invokes nothing, so it reads no function (docs/operate.md#the-dedup-window).
-  const settings = shellSettings();
+  // The row's window; for a row from before the consumer kept it, the shell's: show invokes nothing, so
+  // it reads no function (docs/operate.md#the-dedup-window).
+  const settings = settingsOfRow(row, shellSettings());
   const past = pastDedupWindow(row.record.timestamp, settings, io.nowMs());
   io.print(showText(row, record, past));
   return 0;

@@ -1,9 +1,10 @@
 /** The rows a change acts on: the ids given, or every row of the index (`--all`, with `--reason`). */
 
+import type { QuarantineRow } from '../../lambdas/core/quarantine-row.js';
 import { withAwsAdvice } from '../aws-errors.js';
 import { UserError } from '../cli/user-error.js';
 import type { OperatorTarget } from '../operator-target.js';
-import { getRow, listQuarantined, type QuarantineRow } from '../quarantine-table.js';
+import { getRow, listQuarantined } from '../quarantine-table.js';
 import { noSuchRow } from './quarantine-show.js';
 
 export async function selectRows(

@@ -8,19 +8,20 @@
  * older than the dedup window is not sent (consumer-settings.ts, pastDedupWindow) and stops its partition.
  */
 
-import { INBOX_ATTRIBUTES as A, INBOX_STATUS, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import {
+  INBOX_ATTRIBUTES as A,
+  INBOX_STATUS,
+  OPERATOR_ATTRIBUTES as O,
+  OPERATOR_STATUS,
+  quarantineRowKey,
+  replayingRowKey,
+} from '../../lambdas/core/inbox-rows.js';
 import type { KafkaEventRecord } from '../../lambdas/core/kafka-event.js';
 import { quarantineKeyOf } from '../../lambdas/core/quarantine-row.js';
 import { type ConsumerSettings, pastDedupWindow, pastDedupWindowDetail } from '../consumer-settings.js';
 import type { Invoke } from '../local-handler.js';
-import {
-  getItem,
-  OPERATOR_ATTRIBUTES as O,
-  OPERATOR_STATUS,
-  parkedRowKey,
-  type QuarantineTarget,
-} from '../quarantine-table.js';
-import { oneRecordEvent } from '../quarantined-record.js';
+import { getItem, type QuarantineTarget } from '../quarantine-table.js';
+import { dedupKeyOf, oneRecordEvent } from '../quarantined-record.js';
 import { dryRunDetail, readDedupState, sendAndJudge } from '../replay-record.js';
 import type { FailedBatch } from './failed-batch.js';
 import type { BatchRecordOutcome, BatchRecordResult } from './replay-log.js';
@@ -83,7 +84,8 @@ async function replayOne(
   const rebuilt = oneRecordEvent(batch.envelope, partitionKey, record);
   if (!rebuilt.ok) return { ...at, outcome: 'not-replayable', detail: `cannot be sent: ${rebuilt.why}` };
   const coordinates = quarantineKeyOf(rebuilt.record);
-  const state = await readDedupState(target, rebuilt.record, options.settings.policy, options.nowMs());
+  const dedupKey = dedupKeyOf(rebuilt.record, options.settings.policy);
+  const state = await readDedupState(target, dedupKey, options.nowMs());
   const keyed = { ...at, ...(state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey }) };
   // A record in the quarantine already is the quarantine's to replay: sent here, the engine would find
   // its row taken and leave no trace of the outcome (it writes quarantine rows only where none is).
@@ -114,7 +116,7 @@ async function quarantineHold(
   target: QuarantineTarget,
   coordinates: string,
 ): Promise<{ outcome: BatchRecordOutcome; detail: string } | undefined> {
-  const parked = await getItem(target, parkedRowKey(target.consumer, coordinates));
+  const parked = await getItem(target, replayingRowKey(target.consumer, coordinates));
   const row = parked ?? (await getItem(target, quarantineRowKey(target.consumer, coordinates)));
   if (row === undefined) return undefined;
   if (parked !== undefined || row[A.status] === INBOX_STATUS.quarantined) {

@@ -1,6 +1,6 @@
 /**
  * What was done to a failed batch, kept in the inbox table beside the consumer's other operator rows:
- * one row per batch, `<consumer>!failed-batch#<object name>`, with no TTL (an audit record). It says when
+ * one row per batch, `<consumer>!failed-batch#<object name>` (lambdas/core/inbox-rows.ts), with no TTL (an audit record). It says when
  * the batch was last replayed, by whom, how many times, and each record's outcome, compactly enough to
  * fit DynamoDB's 400 KB item limit whatever the batch (up to 10,000 records): the counts, outcomes as runs
  * of consecutive records (at most MAX_RUNS), and the details of at most MAX_NOTES records that did not end
@@ -8,7 +8,11 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { boundedString } from '../../lambdas/core/bounded-text.js';
-import { INBOX_ATTRIBUTES as A, consumerRowPrefix } from '../../lambdas/core/inbox-item.js';
+import {
+  INBOX_ATTRIBUTES as A,
+  FAILED_BATCH_ATTRIBUTES,
+  failedBatchRowKey,
+} from '../../lambdas/core/inbox-rows.js';
 import { getItem, type QuarantineTarget } from '../quarantine-table.js';
 import { ACKED_OUTCOMES } from '../replay-record.js';
 
@@ -37,27 +41,12 @@ export interface BatchRecordResult {
   readonly dedupKey?: string;
 }
 
-export const REPLAY_LOG_ATTRIBUTES = {
-  objectKey: 'object_key',
-  replayAttempts: 'replay_attempts',
-  firstReplayedAt: 'first_replayed_at',
-  replayedAt: 'replayed_at',
-  replayedBy: 'replayed_by',
-  counts: 'replay_counts',
-  runs: 'replay_runs',
-  notes: 'replay_notes',
-} as const;
-const L = REPLAY_LOG_ATTRIBUTES;
+const L = FAILED_BATCH_ATTRIBUTES;
 
 /** Runs kept at most (about 60 bytes each): the counts stay whole beyond. */
 const MAX_RUNS = 2_000;
 const MAX_NOTES = 50;
 const NOTE_DETAIL_BYTES = 500;
-
-/** Where a batch's replays are recorded: a `<consumer>!` row, never a dedup or quarantine key. */
-export function failedBatchRowKey(consumer: string, name: string): string {
-  return `${consumerRowPrefix(consumer)}failed-batch#${name}`;
-}
 
 export interface ReplayLog {
   readonly attempts: number;

@@ -27,7 +27,7 @@ import { promisify } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { INBOX_STATUS } from '../../lambdas/core/inbox-item.js';
+import { INBOX_STATUS } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';

@@ -32,7 +32,7 @@ beforeAll(async () => {
     client: DynamoDBDocumentClient.from(tables.client),
     tableName: tables.inboxTableName,
     consumer: CONSUMER,
-    ttlSeconds: 3600,
+    ttlSeconds: 604_800,
     clock: { nowMs: () => Date.now() },
   });
   // Stamped now: a record older than the dedup window is listed with a mark (docs/operate.md#list-and-show).

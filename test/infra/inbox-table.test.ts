@@ -2,7 +2,7 @@ import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../../lambdas/core/inbox-item.js';
+import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../../lambdas/core/inbox-rows.js';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { allowedPairs, onlyResource, policyStatements, projectApp } from './support.js';
 

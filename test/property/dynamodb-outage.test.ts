@@ -6,7 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-item.js';
+import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
 import { localDynamoDbClient } from '../../local/dynamodb-local/client.js';
 import { freePort } from '../../local/dynamodb-local/server.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';

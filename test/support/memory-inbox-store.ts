@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { boundedString } from '../../lambdas/core/bounded-text.js';
 import type { Clock } from '../../lambdas/core/clock.js';
 import type { EffectWrite, Lease } from '../../lambdas/core/effect.js';
-import { INBOX_STATUS, type InboxStatus } from '../../lambdas/core/inbox-item.js';
+import { type DedupRow, INBOX_STATUS } from '../../lambdas/core/inbox-rows.js';
 import {
   type ClaimResult,
   type CommitGroupOptions,
@@ -18,7 +18,7 @@ import {
 import { QUARANTINE_LIMITS } from '../../lambdas/core/quarantine-row.js';
 
 interface MemoryRow {
-  status: InboxStatus;
+  status: DedupRow['status'];
   payloadHash: string;
   source: string;
   expiresAtSeconds: number;

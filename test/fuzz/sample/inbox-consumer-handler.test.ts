@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import { InvalidEventError } from '../../../lambdas/core/errors.js';
-import { dedupRowKey, quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import { dedupRowKey, quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchResponse } from '../../../lambdas/core/kafka-event.js';
 import { isReported, type RecordOutcome } from '../../../lambdas/core/outcome.js';
 import { localDynamoDbClient } from '../../../local/dynamodb-local/client.js';

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbInboxStore } from '../../../lambdas/core/dynamodb-inbox-store.js';
 import type { EffectWrite } from '../../../lambdas/core/effect.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
-import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
+import { dedupRowKey } from '../../../lambdas/core/inbox-rows.js';
 import type { CommitMember } from '../../../lambdas/core/inbox-store.js';
 import { ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import { DynamoDbInboxStore } from '../../../lambdas/core/dynamodb-inbox-store.js';
 import type { Effect } from '../../../lambdas/core/effect.js';
-import { INBOX_ATTRIBUTES, INBOX_STATUS, quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import { INBOX_ATTRIBUTES, INBOX_STATUS, quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
 import type { RecordOutcome } from '../../../lambdas/core/outcome.js';
 import { MAX_REJECTIONS_WITHOUT_SUCCESS } from '../../../lambdas/core/store-failure.js';

@@ -4,7 +4,7 @@ import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import type { Effect } from '../../../lambdas/core/effect.js';
 import { EffectRejectedError } from '../../../lambdas/core/errors.js';
-import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
+import { dedupRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { dynamoDbStore, entry } from '../../support/inbox-store.js';

@@ -6,7 +6,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import avro from 'avsc';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { createInboxConsumer, type RecordOutcome, type ValueFormat } from '../../../lambdas/core/index.js';
 import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { encodeAvroOrder, orderAvroValues } from '../../../local/orders/order-avro.js';

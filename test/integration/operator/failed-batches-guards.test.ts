@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
+import { dedupRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { fillOnFailureFolder } from './fixtures/on-failure-folder.js';

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { UserError } from '../../../operator/cli/user-error.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';

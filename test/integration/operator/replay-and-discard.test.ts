@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { UserError } from '../../../operator/cli/user-error.js';
 import { getRow, parkRow } from '../../../operator/quarantine-table.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
 import type { LambdaFunction } from '../../../local/esm/lambda-function.js';
 import { buildBundles } from '../../../local/lambda-runtime/build-bundles.js';

@@ -1,13 +1,18 @@
 /**
  * `quarantine replay` judges by the consumer's settings, not the operator's shell's
- * (docs/operate.md#replay): through `--function` it reads the function's environment
- * (GetFunctionConfiguration, served by the local Invoke API) for its dedup key policy and dedup window;
- * where it cannot derive a key it says `acked`, not `skipped`; a record older than the window is not sent.
- * The consumer (fixtures/ref-orders-handler.ts) keys events by `order_ref`, which the shell does not know.
+ * (docs/operate.md#replay). The consumer (fixtures/ref-orders-handler.ts) keys events by `order_ref`, set
+ * in its code, which the shell does not know:
+ * - a row it writes keeps the key it derived and its dedup window, and the replay judges by the row,
+ *   however it invokes the consumer;
+ * - a row written before the consumer kept them (msk-inbox 0.1.0; made here by removing the two
+ *   attributes) is judged as then: through `--function` by the function's environment
+ *   (GetFunctionConfiguration, served by the local Invoke API), else it says `acked`, not `skipped`.
+ * A record older than the window is not sent.
  */
 import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
+import { INBOX_ATTRIBUTES, quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { InProcessFunction } from '../../../local/esm/lambda-function.js';
 import {
   type InvokeApiServer,
@@ -35,6 +40,15 @@ const replay = async (...argv: string[]) => {
 };
 const through = (name: string) => ['--function', name, '--lambda-endpoint', invokeApi.endpoint];
 const appliedCount = (ref: string) => appliedCountOf(tables, ref);
+/** The row as msk-inbox 0.1.0 wrote it: without the consumer's key and window. */
+const asWrittenBefore = async (id: string) => {
+  const {
+    [INBOX_ATTRIBUTES.dedupKey]: _key,
+    [INBOX_ATTRIBUTES.dedupTtlSeconds]: _ttl,
+    ...older
+  } = (await row(id)) ?? {};
+  await tables.documentClient.send(new PutCommand({ TableName: tables.inboxTableName, Item: older }));
+};
 
 beforeAll(async () => {
   tables = await createTestTables();
@@ -43,8 +57,10 @@ beforeAll(async () => {
   const { handler, REF_FUNCTION_ENVIRONMENT } = await import('./fixtures/ref-orders-handler.js');
   // Over the maximum (100): quarantined as invalid-event; r-3 was produced nine days ago.
   const order = (offset: number, ref: string) => ({ offset, value: { order_ref: ref, amount: 500 } });
-  await deliver(kafkaEvent([order(30, 'r-1'), order(31, 'r-2')]), Date.now(), handler);
-  await deliver(kafkaEvent([order(32, 'r-3')]), Date.now() - 9 * DAY_MS, handler);
+  const orders = [order(30, 'r-1'), order(31, 'r-2'), order(33, 'r-4'), order(34, 'r-5')];
+  await deliver(kafkaEvent(orders), Date.now(), handler);
+  await deliver(kafkaEvent([order(32, 'r-3'), order(35, 'r-6')]), Date.now() - 9 * DAY_MS, handler);
+  for (const id of ['orders-0@33', 'orders-0@34', 'orders-0@35']) await asWrittenBefore(id);
   invokeApi = await startInvokeApiServer({
     functions: new Map([
       [
@@ -92,33 +108,55 @@ afterAll(async () => {
   await invokeApi?.close();
 });
 
-describe("the function's settings", () => {
-  it("derives the dedup key from the DEDUP_FIELD in the function's environment: applied, not skipped", async () => {
+describe('a row the consumer wrote', () => {
+  it('keeps the key the consumer derived: list shows it, and a replay through --handler, whose shell lacks DEDUP_FIELD, is judged by it', async () => {
+    const listed = JSON.parse((await run('quarantine', 'list', '--json')).out) as {
+      rows: { id: string; dedupKey?: string }[];
+    };
+    expect(listed.rows.find((r) => r.id === 'orders-0@30')?.dedupKey).toBe('r-1');
+    const { code, result } = await replay('orders-0@30', '--handler', REF_HANDLER);
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ outcome: 'applied', dedupKey: 'r-1' });
+    expect(await appliedCount('r-1')).toBe(1);
+    expect(await row('orders-0@30')).toMatchObject({ status: 'RESOLVED', replay_outcome: 'applied' });
+  });
+
+  it('is judged by the row through --function too: applied, then a duplicate', async () => {
+    expect((await replay('orders-0@31', ...through('ref-consumer'))).result).toMatchObject({
+      outcome: 'applied',
+      dedupKey: 'r-2',
+    });
+    expect(await appliedCount('r-2')).toBe(1);
+    expect((await replay('orders-0@31', ...through('ref-consumer'))).result).toMatchObject({
+      outcome: 'duplicate',
+    });
+  });
+});
+
+describe('a row written before the consumer kept its key (0.1.0)', () => {
+  it("derives the key from the DEDUP_FIELD in the function's environment: applied, not skipped", async () => {
     // The shell has no DEDUP_FIELD: list derives no key.
     const listed = JSON.parse((await run('quarantine', 'list', '--json')).out) as {
       rows: { id: string; dedupKey?: string }[];
     };
-    expect(listed.rows.find((r) => r.id === 'orders-0@30')?.dedupKey).toBeUndefined();
-    const { code, result } = await replay('orders-0@30', ...through('ref-consumer'));
+    expect(listed.rows.find((r) => r.id === 'orders-0@33')?.dedupKey).toBeUndefined();
+    const { code, result } = await replay('orders-0@33', ...through('ref-consumer'));
     expect(code).toBe(0);
-    expect(result).toMatchObject({ outcome: 'applied', dedupKey: 'r-1' });
-    expect(await appliedCount('r-1')).toBe(1);
-    expect((await replay('orders-0@30', ...through('ref-consumer'))).result).toMatchObject({
-      outcome: 'duplicate',
-    });
+    expect(result).toMatchObject({ outcome: 'applied', dedupKey: 'r-4' });
+    expect(await appliedCount('r-4')).toBe(1);
   });
 
   it('says acked where it cannot derive the key (--handler, the shell lacks DEDUP_FIELD); the row is RESOLVED', async () => {
-    const { code, result } = await replay('orders-0@31', '--handler', REF_HANDLER);
+    const { code, result } = await replay('orders-0@34', '--handler', REF_HANDLER);
     expect(code).toBe(0);
     expect(result).toEqual({
-      id: 'orders-0@31',
+      id: 'orders-0@34',
       outcome: 'acked',
       detail: 'acked by the consumer: applied, a duplicate or skipped; the tool cannot derive its key here',
     });
-    expect(await appliedCount('r-2')).toBe(1);
-    expect(await row('orders-0@31')).toMatchObject({ status: 'RESOLVED', replay_outcome: 'acked' });
-    expect(await row('orders-0@31')).not.toHaveProperty('quarantine_consumer');
+    expect(await appliedCount('r-5')).toBe(1);
+    expect(await row('orders-0@34')).toMatchObject({ status: 'RESOLVED', replay_outcome: 'acked' });
+    expect(await row('orders-0@34')).not.toHaveProperty('quarantine_consumer');
   });
 });
 
@@ -147,7 +185,10 @@ describe('past the dedup window', () => {
     const { code, result } = await replay('orders-0@32', ...through('ref-consumer'));
     expect(code).toBe(1);
     expect(result?.outcome).toBe('past-dedup-window');
-    expect(result?.detail).toMatch(/\(7 d less 1 h for clock skew, function ref-consumer's configuration\)/);
+    // The window the consumer wrote its dedup rows under, kept on the row.
+    expect(result?.detail).toMatch(
+      /\(7 d less 1 h for clock skew, the consumer's, kept on the quarantine row\)/,
+    );
     expect(await row('orders-0@32')).toEqual(before);
     expect(await appliedCount('r-3')).toBeUndefined();
     const forced = await replay(
@@ -159,9 +200,15 @@ describe('past the dedup window', () => {
     expect(forced.result?.outcome).toBe('would-replay');
   });
 
-  it("takes the window from the function's DEDUP_TTL_SECONDS: 30 days, so it is sent", async () => {
+  it("judges by the row's window, not the function's DEDUP_TTL_SECONDS of 30 days: not sent", async () => {
     const { code, result } = await replay('orders-0@32', ...through('ref-consumer-30d'));
+    expect(code).toBe(1);
+    expect(result?.outcome).toBe('past-dedup-window');
+  });
+
+  it("takes the window of a row written before (0.1.0) from the function's DEDUP_TTL_SECONDS: 30 days, so it is sent", async () => {
+    const { code, result } = await replay('orders-0@35', ...through('ref-consumer-30d'));
     expect(code).toBe(0);
-    expect(result).toMatchObject({ outcome: 'applied', dedupKey: 'r-3' });
+    expect(result).toMatchObject({ outcome: 'applied', dedupKey: 'r-6' });
   });
 });

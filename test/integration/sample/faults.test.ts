@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
+import { dedupRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent, orderRecord } from '../../support/kafka-events.js';

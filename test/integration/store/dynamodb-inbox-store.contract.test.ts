@@ -1,6 +1,6 @@
 /** The InboxStore contract (test/support/inbox-store-contract.ts) on DynamoDB Local: fresh tables per test. */
 import { DynamoDbInboxStore } from '../../../lambdas/core/dynamodb-inbox-store.js';
-import { dedupRowKey } from '../../../lambdas/core/inbox-item.js';
+import { dedupRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { createTestTables } from '../../support/dynamodb.js';
 import { describeInboxStoreContract } from '../../support/inbox-store-contract.js';
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
-import { QUARANTINE_LIMITS, quarantineItem, quarantineKeyOf } from '../../../lambdas/core/quarantine-row.js';
+import { OPERATOR_ATTRIBUTES, OPERATOR_STATUS, replayingRowKey } from '../../../lambdas/core/inbox-rows.js';
+import {
+  QUARANTINE_LIMITS,
+  quarantineItem,
+  quarantineKeyOf,
+  readQuarantineRow,
+} from '../../../lambdas/core/quarantine-row.js';
 import { kafkaRecord } from '../../support/kafka-events.js';
 
 function decoded(partitionKey: string, raw: unknown) {
@@ -51,8 +57,16 @@ describe('quarantineItem', () => {
     });
     const item = quarantineItem(
       'consumer',
-      { coordinates: quarantineKeyOf(record), reason: huge, message: huge, record: record.raw },
+      {
+        coordinates: quarantineKeyOf(record),
+        reason: huge,
+        message: huge,
+        record: record.raw,
+        // The longest key the engine derives (MAX_DEDUP_KEY_BYTES), all of it 3-byte characters.
+        dedupKey: '€'.repeat(341),
+      },
       1,
+      604_800,
     );
 
     expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(400 * 1024);
@@ -62,5 +76,66 @@ describe('quarantineItem', () => {
     expect(kept.timestamp_as_sent).toBe('1700000000000000000');
     // Every number left is one DynamoDB and the SDK take exactly.
     expect(Object.values(kept).filter((v) => typeof v === 'number' && !Number.isSafeInteger(v))).toEqual([]);
+  });
+});
+
+describe('a quarantine row, written and read through one type', () => {
+  const record = decoded('orders-3', kafkaRecord({ offset: 41, value: '{"event_id":"e-1"}' }));
+  const entry = {
+    coordinates: quarantineKeyOf(record),
+    reason: 'invalid-event',
+    message: 'amount: must be a positive whole number of cents',
+    record: record.raw,
+    dedupKey: 'e-1',
+  };
+
+  it('reads back what the engine wrote, with the key and window the consumer had', () => {
+    const item = quarantineItem('orders', entry, 1_700_000_000_000, 86_400);
+    const row = readQuarantineRow('orders', item);
+    expect(row).toMatchObject({
+      id: 'orders-3@41',
+      parked: false,
+      status: 'QUARANTINED',
+      reason: 'invalid-event',
+      quarantinedAt: 1_700_000_000_000,
+      consumer: { dedupKey: 'e-1', dedupTtlSeconds: 86_400 },
+      replayAttempts: 0,
+    });
+    expect(row.record).toEqual(item.record);
+  });
+
+  it('says the consumer derived no key where it derived none', () => {
+    const item = quarantineItem('orders', { ...entry, dedupKey: undefined }, 1, 604_800);
+    expect(readQuarantineRow('orders', item).consumer).toEqual({
+      dedupKey: undefined,
+      dedupTtlSeconds: 604_800,
+    });
+  });
+
+  it('reads a row written before the consumer kept its key (0.1.0) as knowing nothing of it', () => {
+    const {
+      dedup_key: _key,
+      dedup_ttl_seconds: _ttl,
+      ...older
+    } = quarantineItem('orders', entry, 1, 604_800);
+    expect(readQuarantineRow('orders', older).consumer).toBeUndefined();
+  });
+
+  it('reads a row set aside by a replay, and one an operator resolved, out of the index', () => {
+    const { quarantine_consumer: _c, quarantined_at: at, ...rest } = quarantineItem('orders', entry, 5, 60);
+    const resolved = {
+      ...rest,
+      pk: replayingRowKey('orders', 'orders-3@41'),
+      status: OPERATOR_STATUS.resolved,
+      [OPERATOR_ATTRIBUTES.quarantinedSince]: at,
+      [OPERATOR_ATTRIBUTES.replayAttempts]: 2,
+    };
+    expect(readQuarantineRow('orders', resolved)).toMatchObject({
+      id: 'orders-3@41',
+      parked: true,
+      status: 'RESOLVED',
+      quarantinedAt: 5,
+      replayAttempts: 2,
+    });
   });
 });

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredRecord } from '../../../lambdas/core/quarantine-row.js';
 import { parseSince } from '../../../operator/commands/quarantine-list.js';
-import {
-  dedupKeyOf,
-  readableRecord,
-  replayEventOf,
-  type StoredRecord,
-} from '../../../operator/quarantined-record.js';
+import { dedupKeyOf, readableRecord, replayEventOf } from '../../../operator/quarantined-record.js';
 import { tableText } from '../../../operator/table-text.js';
 
 const stored: StoredRecord = {
