@@ -31,6 +31,7 @@ import { INBOX_STATUS } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
+import { bundledPackages, OPERATOR_CLIENTS } from '../support/bundle-inputs.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 import { lambdaContext, ManualClock } from '../support/clocks.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
@@ -90,6 +91,28 @@ function localEnv(consumerName: string): Record<string, string> {
 }
 
 const context = () => lambdaContext(new ManualClock(), 60_000);
+
+type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+let synthesis: Promise<{ template: Template }> | undefined;
+
+/** Runs the new project's app once, as `cdk synth` does, for the tests that read its output. */
+function synthesized(): Promise<{ template: Template }> {
+  synthesis ??= (async () => {
+    await run(process.execPath, ['--import', 'tsx', 'app.ts'], {
+      cwd: project,
+      // cdk.json's context (a new app's feature flags), as `cdk synth` passes it to a team's app.
+      env: {
+        ...process.env,
+        CDK_OUTDIR: join(project, 'cdk.out'),
+        CDK_DISABLE_VERSION_CHECK: '1',
+        CDK_CONTEXT_JSON: JSON.stringify(CDK_JSON_CONTEXT),
+      },
+    });
+    const file = join(project, 'cdk.out', 'Payments.template.json');
+    return { template: JSON.parse(readFileSync(file, 'utf8')) as Template };
+  })();
+  return synthesis;
+}
 
 beforeAll(async () => {
   tables = await createTestTables();
@@ -195,19 +218,7 @@ describe('a team adopting the packed package in a project of its own', () => {
   });
 
   it('synthesizes an app with partial batch responses in provisioned mode, an inbox with TTL, and alarms', async () => {
-    await run(process.execPath, ['--import', 'tsx', 'app.ts'], {
-      cwd: project,
-      // cdk.json's context (a new app's feature flags), as `cdk synth` passes it to a team's app.
-      env: {
-        ...process.env,
-        CDK_OUTDIR: join(project, 'cdk.out'),
-        CDK_DISABLE_VERSION_CHECK: '1',
-        CDK_CONTEXT_JSON: JSON.stringify(CDK_JSON_CONTEXT),
-      },
-    });
-    const template = JSON.parse(readFileSync(join(project, 'cdk.out', 'Payments.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-    };
+    const { template } = await synthesized();
     const resources = Object.values(template.Resources);
     const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
 
@@ -225,8 +236,45 @@ describe('a team adopting the packed package in a project of its own', () => {
       AttributeName: 'expires_at',
       Enabled: true,
     });
-    expect(ofType('AWS::CloudWatch::Alarm').length).toBeGreaterThan(3);
+    // ConsumerMonitoring's five alarms of the consumer and one throttle alarm per table the app passed
+    // (inbox, ledger), by logical id without CDK's 8-character hash: Monitoring/<alarm id>.
+    const alarms = Object.entries(template.Resources)
+      .filter(([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm')
+      .map(([logicalId]) => logicalId.replace(/[0-9A-F]{8}$/, ''));
+    expect(alarms.sort()).toEqual([
+      'MonitoringDurationNearTimeout',
+      'MonitoringDynamoDbThrottlesinbox',
+      'MonitoringDynamoDbThrottlesledger',
+      'MonitoringFunctionErrors',
+      'MonitoringOffsetLagGrowing',
+      'MonitoringQuarantined',
+      'MonitoringRecordsDropped',
+    ]);
     expect(ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1);
     expect(ofType('AWS::IAM::ManagedPolicy')).toHaveLength(1);
+  }, 120_000);
+
+  it('deploys a bundle of the packed engine without the operator tool, its AWS clients or the constructs', async () => {
+    const { template } = await synthesized();
+    const consumer = Object.values(template.Resources).find(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::Function' &&
+        JSON.stringify(resource.Properties.Environment).includes('"CONSUMER_NAME":"payments"'),
+    );
+    if (!consumer) throw new Error('the template has no function with CONSUMER_NAME payments');
+    const { S3Key } = consumer.Properties.Code as { S3Key: string };
+    // NodejsFunction's asset, as cdk deploy uploads it; its source map names every file bundled.
+    const asset = join(project, 'cdk.out', `asset.${S3Key.replace(/\.zip$/, '')}`);
+    const { sources } = JSON.parse(readFileSync(join(asset, 'index.mjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const packages = bundledPackages(sources);
+
+    expect(packages).toEqual(expect.arrayContaining(['msk-inbox', '@aws-sdk/client-dynamodb']));
+    for (const client of OPERATOR_CLIENTS) expect(packages).not.toContain(client);
+    expect(packages).not.toContain('aws-cdk-lib');
+    const packed = sources.filter((source) => source.includes('node_modules/msk-inbox/'));
+    expect(packed.some((source) => source.includes('/dist/lambdas/core/'))).toBe(true);
+    expect(packed.filter((source) => /\/dist\/(operator|lib|bin)\//.test(source))).toEqual([]);
   }, 120_000);
 });
