@@ -24,8 +24,8 @@ export const INVOKER_HELP = `What the records run through (one of them):
                    function's environment: INBOX_TABLE_NAME, CONSUMER_NAME, and for --endpoint
                    AWS_ENDPOINT_URL_DYNAMODB; the consumer's other variables come from your shell
   --lambda-endpoint URL
-                   the local runtime's Invoke API, e.g. the one \`npm start -- --keep\` prints (with its
-                   fixed local key); the SDK's own AWS_ENDPOINT_URL_LAMBDA works too`;
+                   the local runtime's Invoke API, e.g. the one \`npm start -- --keep\` prints, signed
+                   as --endpoint is; the SDK's own AWS_ENDPOINT_URL_LAMBDA works too`;
 
 /**
  * The flags both replaying commands take (quarantine replay, failed-batches replay): what to invoke, which
@@ -95,8 +95,8 @@ async function invokerFrom(values: Values, target: OperatorTarget): Promise<Invo
         : `stack ${target.stack.stackName} has no FunctionName output: pass --function NAME or --handler FILE`,
     );
   }
-  // The --region flag, not the target's: that one is DynamoDB Local's with --endpoint, and the function is
-  // not there unless --lambda-endpoint says so (lambdaInvoker then takes the local region).
+  // The --region flag, not the target's: that one may be --endpoint's local fallback, and the function is
+  // not there unless --lambda-endpoint says so (lambdaInvoker then falls back on its own).
   return lambdaInvoker({
     functionName,
     region: stringFlag(values.region),

@@ -10,14 +10,17 @@ import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient } from '@a
 import type { KafkaBatchResponse } from '../lambdas/core/kafka-event.js';
 import { credentialAdvice } from './aws-errors.js';
 import { UserError } from './cli/user-error.js';
+import { type LocalFallback, withLocalFallback } from './local-fallback.js';
 import type { Invoke } from './local-handler.js';
-import { LOCAL_ENDPOINT_CREDENTIALS, LOCAL_ENDPOINT_REGION } from './operator-target.js';
 
 export interface LambdaTarget {
   readonly functionName: string;
   readonly region: string | undefined;
   readonly profile: string | undefined;
-  /** The local runtime's Invoke API; it takes the fixed local key and us-east-1, as DynamoDB Local does. */
+  /**
+   * The local runtime's Invoke API (it checks no signature): signed as the SDK says, with the local pair
+   * and region only where nothing is configured (local-fallback.ts).
+   */
   readonly lambdaEndpoint: string | undefined;
 }
 
@@ -41,7 +44,7 @@ export class FunctionInvocationError extends Error {
  * invoke it) has checked what a person can fix, so no row is touched before that is known.
  */
 export async function lambdaInvoker(target: LambdaTarget): Promise<Invoke> {
-  const { client, where } = lambdaClientFor(target);
+  const { client, where } = await lambdaClientFor(target);
   const send = async (input: Omit<ConstructorParameters<typeof InvokeCommand>[0], 'FunctionName'>) => {
     try {
       return await client.send(new InvokeCommand({ FunctionName: target.functionName, ...input }));
@@ -73,7 +76,7 @@ export async function lambdaInvoker(target: LambdaTarget): Promise<Invoke> {
  * handler reads, so a replay derives dedup keys and the dedup window as the function does.
  */
 export async function functionEnvironment(target: LambdaTarget): Promise<Record<string, string>> {
-  const { client, where } = lambdaClientFor(target);
+  const { client, where } = await lambdaClientFor(target);
   try {
     const configuration = await client.send(
       new GetFunctionConfigurationCommand({ FunctionName: target.functionName }),
@@ -84,16 +87,18 @@ export async function functionEnvironment(target: LambdaTarget): Promise<Record<
   }
 }
 
-function lambdaClientFor(target: LambdaTarget): { client: LambdaClient; where: () => Promise<string> } {
-  const region = target.region ?? (target.lambdaEndpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION);
-  const client = new LambdaClient({
-    maxAttempts: 3,
-    ...(region === undefined ? {} : { region }),
-    ...(target.profile === undefined ? {} : { profile: target.profile }),
-    ...(target.lambdaEndpoint === undefined
-      ? {}
-      : { endpoint: target.lambdaEndpoint, credentials: LOCAL_ENDPOINT_CREDENTIALS }),
-  });
+async function lambdaClientFor(
+  target: LambdaTarget,
+): Promise<{ client: LambdaClient; where: () => Promise<string> }> {
+  const make = (fallback: LocalFallback) =>
+    new LambdaClient({
+      maxAttempts: 3,
+      ...(target.region === undefined ? {} : { region: target.region }),
+      ...(target.profile === undefined ? {} : { profile: target.profile }),
+      ...(target.lambdaEndpoint === undefined ? {} : { endpoint: target.lambdaEndpoint }),
+      ...fallback,
+    });
+  const { client } = await withLocalFallback(make, target.lambdaEndpoint, target.profile);
   // For messages only: where the client went (the SDK's own AWS_ENDPOINT_URL_LAMBDA sends it elsewhere too).
   const where = async () => {
     const endpoint = target.lambdaEndpoint ?? process.env.AWS_ENDPOINT_URL_LAMBDA;

@@ -10,27 +10,28 @@ import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import type { KafkaBatchResponse, KafkaEvent } from '../lambdas/core/kafka-event.js';
 import { UserError } from './cli/user-error.js';
-import { LOCAL_ENDPOINT_CREDENTIALS, type OperatorTarget } from './operator-target.js';
+import type { OperatorTarget } from './operator-target.js';
 
 export type Invoke = (event: KafkaEvent) => Promise<KafkaBatchResponse | undefined>;
 
 /** As long as a replayed record may take: Lambda's longest timeout. */
 const REPLAY_TIMEOUT_MS = 900_000;
 
-/** The variables the function gets from the KafkaConsumer construct, for this target. */
+/**
+ * The variables the function gets from the KafkaConsumer construct, for this target. The handler signs as
+ * the tool does: with the SDK's own chain, and the local pair only where the tool fell back to it.
+ */
 export function functionEnvironment(target: OperatorTarget): Record<string, string> {
+  const { credentials } = target.fallback;
   return {
     INBOX_TABLE_NAME: target.tableName,
     CONSUMER_NAME: target.consumer,
     ...(target.region === undefined ? {} : { AWS_REGION: target.region }),
     ...(target.profile === undefined ? {} : { AWS_PROFILE: target.profile }),
-    ...(target.endpoint === undefined
+    ...(target.endpoint === undefined ? {} : { AWS_ENDPOINT_URL_DYNAMODB: target.endpoint }),
+    ...(credentials === undefined
       ? {}
-      : {
-          AWS_ENDPOINT_URL_DYNAMODB: target.endpoint,
-          AWS_ACCESS_KEY_ID: LOCAL_ENDPOINT_CREDENTIALS.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: LOCAL_ENDPOINT_CREDENTIALS.secretAccessKey,
-        }),
+      : { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey }),
   };
 }
 

@@ -8,6 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CONSUMER_NAME_PATTERN } from '../lambdas/core/inbox-rows.js';
 import { UserError } from './cli/user-error.js';
+import { type LocalFallback, withLocalFallback } from './local-fallback.js';
 import type { QuarantineTarget } from './quarantine-table.js';
 import { readStackOutputs, STACK_OUTPUT_KEYS, type StackOutputs } from './stack-outputs.js';
 
@@ -25,20 +26,23 @@ export const COMMON_FLAGS = {
 export const COMMON_HELP = `Common flags:
   --consumer NAME   the consumer's name (default: $CONSUMER_NAME)
   --table NAME      the inbox table (default: $INBOX_TABLE_NAME)
-  --region R        AWS region (default: the SDK's, e.g. $AWS_REGION; us-east-1 with --endpoint)
-  --endpoint URL    a DynamoDB Local endpoint, e.g. the one \`npm start -- --keep\` prints
+  --region R        AWS region (default: the SDK's: $AWS_REGION, the profile's; with --endpoint and
+                    none configured, us-east-1)
+  --endpoint URL    DynamoDB Local (e.g. the one \`npm start -- --keep\` prints) or another AWS-compatible
+                    endpoint, signed like AWS: with your credentials as the SDK finds them (--profile,
+                    $AWS_PROFILE, $AWS_ACCESS_KEY_ID, the shared files); only with none configured, with
+                    the fixed local key \`npm start\` uses (DynamoDB Local keeps tables per key and region)
   --profile P       a profile of the shared AWS config (default: $AWS_PROFILE)
   --stack NAME      the deployed stack: its outputs give what these flags do not (FunctionName,
                     InboxTableName, ConsumerName, FailedBatchesBucket)
   --json            machine-readable output on stdout
   --verbose         stack traces for errors`;
 
-/** DynamoDB Local keeps tables per access key and region: the same fixed pair as `npm start` uses. */
-export const LOCAL_ENDPOINT_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
-export const LOCAL_ENDPOINT_REGION = 'us-east-1';
-
 export interface OperatorTarget extends QuarantineTarget {
+  /** `--region`, else the local one where `--endpoint` found none configured; undefined: the SDK's own. */
   readonly region: string | undefined;
+  /** What nothing configured and the tool filled in at `--endpoint` (local-fallback.ts); `{}` without it. */
+  readonly fallback: LocalFallback;
   readonly endpoint: string | undefined;
   readonly profile: string | undefined;
   /** The outputs of `--stack`, when it was given: the function and the bucket come from there too. */
@@ -64,11 +68,11 @@ export async function resolveOperatorTarget(
 }
 
 /** The target from the flags; `stack` is what `--stack` read (resolveOperatorTarget reads it). */
-export function operatorTarget(
+export async function operatorTarget(
   values: Values,
   env: NodeJS.ProcessEnv = process.env,
   stack?: StackOutputs,
-): OperatorTarget {
+): Promise<OperatorTarget> {
   if (stringFlag(values.stack) !== undefined && stack === undefined) {
     throw new Error('--stack is read by resolveOperatorTarget: call it instead of operatorTarget');
   }
@@ -90,19 +94,24 @@ export function operatorTarget(
     );
   }
   const endpoint = endpointFlag('endpoint', stringFlag(values.endpoint), 'http://127.0.0.1:8000');
-  const region = stringFlag(values.region) ?? (endpoint === undefined ? undefined : LOCAL_ENDPOINT_REGION);
+  const regionFlag = stringFlag(values.region);
   const profile = stringFlag(values.profile);
-  const client = new DynamoDBClient({
-    maxAttempts: 3,
-    ...(region === undefined ? {} : { region }),
-    ...(profile === undefined ? {} : { profile }),
-    ...(endpoint === undefined ? {} : { endpoint, credentials: LOCAL_ENDPOINT_CREDENTIALS }),
-  });
+  const make = (fallback: LocalFallback) =>
+    new DynamoDBClient({
+      maxAttempts: 3,
+      ...(regionFlag === undefined ? {} : { region: regionFlag }),
+      ...(profile === undefined ? {} : { profile }),
+      ...(endpoint === undefined ? {} : { endpoint }),
+      ...fallback,
+    });
+  const { client, fallback } = await withLocalFallback(make, endpoint, profile, env);
+  const region = regionFlag ?? fallback.region;
   return {
     client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
     tableName,
     consumer,
     region,
+    fallback,
     endpoint,
     profile,
     stack,

@@ -15,7 +15,7 @@ import {
   readHandlerSettings,
   settingsEnvironment,
 } from '../../lambdas/core/settings.js';
-import { type Order, ordersConsumer } from '../../local/orders/orders-consumer.js';
+import { type OrderPlaced, orderConsumer } from '../../sample/order-consumer/order-placed.js';
 import type { BenchTables, ContainerDependencies, Contender } from './contender.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
@@ -52,7 +52,7 @@ export function inboxContender(options: InboxContenderOptions): Contender {
     // What the Lambda entry (handler.ts) builds for the same variables.
     clientConfig: (options.clientOverrides ?? ((config) => config))(dynamoDbClientConfig(deployed)),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
-      const consumer = ordersConsumer(tables.app);
+      const consumer = orderConsumer(tables.app);
       const handler = createInboxConsumer({
         ...consumer,
         settings: settingsFor(tables),
@@ -72,9 +72,9 @@ export function inboxContender(options: InboxContenderOptions): Contender {
 /** The order consumer's own validation and writes, run under a lease instead of inside the transaction. */
 function sideEffectOrders(
   documentClient: DynamoDBDocumentClient,
-  transactional: (input: InboxEffectInput<Order>) => EffectPlan,
+  transactional: (input: InboxEffectInput<OrderPlaced>) => EffectPlan,
 ) {
-  return (input: InboxEffectInput<Order>): EffectPlan => {
+  return (input: InboxEffectInput<OrderPlaced>): EffectPlan => {
     const plan = transactional(input);
     if (plan.kind !== 'transact') return plan;
     return { kind: 'call', run: () => sendWritesOneByOne(documentClient, plan.writes) };

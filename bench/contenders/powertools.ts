@@ -15,7 +15,7 @@ import { dynamoDbClientConfig } from '../../lambdas/core/dynamodb-client-config.
 import { DEFAULT_DEDUP_TTL_SECONDS } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchItemFailure } from '../../lambdas/core/kafka-event.js';
 import { DEFAULT_ORDERING } from '../../lambdas/core/ordering.js';
-import { type Order, OrderSchema, orderWrites } from '../../local/orders/orders-consumer.js';
+import { OrderPlaced, orderPlacedWrites } from '../../sample/order-consumer/order-placed.js';
 import type { ContainerDependencies, Contender } from './contender.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
@@ -34,8 +34,8 @@ export const powertoolsContender: Contender = {
       expiresAfterSeconds: DEFAULT_DEDUP_TTL_SECONDS,
     });
     const applyOrder = makeIdempotent(
-      async (order: Order): Promise<void> => {
-        await sendWritesOneByOne(documentClient, orderWrites(tables.app, order));
+      async (order: OrderPlaced): Promise<void> => {
+        await sendWritesOneByOne(documentClient, orderPlacedWrites(tables.app, order));
       },
       {
         persistenceStore: new DynamoDBPersistenceLayer({
@@ -49,11 +49,11 @@ export const powertoolsContender: Contender = {
       for (const [index, record] of partition.records.entries()) {
         try {
           const json = record.json;
-          const validation = json.ok ? OrderSchema['~standard'].validate(json.value) : undefined;
-          if (validation === undefined || 'issues' in validation) {
+          const validation = json.ok ? OrderPlaced.safeParse(json.value) : undefined;
+          if (!validation?.success) {
             throw new Error(`${record.coordinates} is not an OrderPlaced event`);
           }
-          await applyOrder(validation.value);
+          await applyOrder(validation.data);
         } catch {
           // Lambda commits up to the lowest reported offset: report this record and every later one.
           return partition.records.slice(index).map((later) => ({

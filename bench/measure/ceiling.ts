@@ -7,7 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { systemClock } from '../../lambdas/core/clock.js';
 import { DynamoDbInboxStore } from '../../lambdas/core/dynamodb-inbox-store.js';
 import { localDynamoDbClient } from '../../local/dynamodb-local/client.js';
-import { orderWrites } from '../../local/orders/orders-consumer.js';
+import { orderPlacedWrites } from '../../sample/order-consumer/order-placed.js';
 import { sendWritesOneByOne } from '../contenders/order-writes.js';
 import { spreadOf } from './stats.js';
 import { createBenchTables, deleteBenchTables } from './tables.js';
@@ -53,7 +53,7 @@ export async function measureCeiling(endpoint: string, operations: number): Prom
         const placed = order(slot);
         const result = await store.commit(
           { dedupKey: placed.event_id, payloadHash: 'h', source: 'ceiling' },
-          orderWrites(tables.app, placed),
+          orderPlacedWrites(tables.app, placed),
         );
         if (result.kind !== 'committed') throw new Error(`ceiling transaction ${result.kind}`);
       });
@@ -61,7 +61,7 @@ export async function measureCeiling(endpoint: string, operations: number): Prom
       updatesPerSecond[inFlight] =
         2 *
         (await rate(operations / 2, inFlight, (slot) =>
-          sendWritesOneByOne(documentClient, orderWrites(tables.app, order(slot))),
+          sendWritesOneByOne(documentClient, orderPlacedWrites(tables.app, order(slot))),
         ));
     }
     return { operations, transactionsPerSecond, updatesPerSecond };

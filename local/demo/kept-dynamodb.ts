@@ -1,7 +1,8 @@
 /**
  * `npm start -- --keep`: a DynamoDB Local that outlives the demo, so an operator can try `msk-inbox` on
  * the demo's quarantine rows. Unlike the one startDynamoDbLocal starts (which ends with its parent), this
- * JVM is detached: it runs until `kill <pid>`. Its arguments are startDynamoDbLocal's (server.ts).
+ * JVM is detached: it runs until `kill <pid>`. Its arguments are startDynamoDbLocal's (server.ts), with
+ * -sharedDb.
  */
 import { spawn } from 'node:child_process';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -33,7 +34,10 @@ export async function startKeptDynamoDbLocal(): Promise<KeptDynamoDbLocal> {
   assertJavaRuntime();
   const jarDirectory = await ensureDynamoDbLocalJar();
   const port = await freePort();
-  const jvm = spawn('java', dynamoDbLocalArguments(jarDirectory, port), {
+  // -sharedDb: `msk-inbox --endpoint` signs with the operator's own credentials where their shell has some
+  // (operator/local-fallback.ts), and the demo made its tables under the local pair; one database for every
+  // key and region lets the printed lines work from any shell.
+  const jvm = spawn('java', dynamoDbLocalArguments(jarDirectory, port, true), {
     detached: true,
     stdio: 'ignore',
     env: dynamoDbLocalEnvironment(),

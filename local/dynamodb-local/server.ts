@@ -105,13 +105,17 @@ async function startOnPort(
   return { endpoint, port, pid: jvm.pid, stop: () => jvm.stop() };
 }
 
-/** DynamoDB Local's own arguments, after the JVM's: in memory, telemetry off, on `port`. */
-export function dynamoDbLocalArguments(jarDirectory: string, port: number): string[] {
+/**
+ * DynamoDB Local's own arguments, after the JVM's: in memory, telemetry off, on `port`. `sharedDb`: one
+ * database for every access key and region, instead of one per pair.
+ */
+export function dynamoDbLocalArguments(jarDirectory: string, port: number, sharedDb = false): string[] {
   return [
     `-Djava.library.path=${join(jarDirectory, 'DynamoDBLocal_lib')}`,
     '-jar',
     join(jarDirectory, 'DynamoDBLocal.jar'),
     '-inMemory',
+    ...(sharedDb ? ['-sharedDb'] : []),
     '-disableTelemetry',
     '-port',
     String(port),

@@ -2,8 +2,8 @@
  * The OrderPlaced event in Avro, in one place: the schema, the schema id the demo's producer frames it
  * with (Confluent's wire format: local/schema-registry/wire-frames.ts), the encoder and the consumer's
  * value format. The Avro schema mirrors the JSON event (README "Event value"); `event_id` may be null so a
- * producer can leave it out, as a JSON producer can omit the field. The harness's Standard Schema
- * (orders-consumer.ts) validates what it decodes, as it does JSON.
+ * producer can leave it out, as a JSON producer can omit the field. The sample's schema
+ * (sample/order-consumer/order-placed.ts) validates what it decodes, as it does JSON.
  */
 import avro from 'avsc';
 import { avroValues } from '../../lambdas/avro/avro-values.js';

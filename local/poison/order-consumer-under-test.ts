@@ -10,8 +10,8 @@ import { createInboxConsumer } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { ValueFormat } from '../../lambdas/core/value-format.js';
+import { orderConsumer } from '../../sample/order-consumer/order-placed.js';
 import { createLambdaContext } from '../esm/lambda-function.js';
-import { ordersConsumer } from '../orders/orders-consumer.js';
 import type { ConsumerUnderTest } from './poison-promise.js';
 
 export interface PoisonTables {
@@ -28,7 +28,7 @@ export function orderConsumerUnderTest(
 ): ConsumerUnderTest {
   let outcomes: readonly RecordOutcome[] = [];
   const handler = createInboxConsumer({
-    ...ordersConsumer(tables.appTableName),
+    ...orderConsumer(tables.appTableName),
     ...(valueFormat === undefined ? {} : { valueFormat }),
     settings: { inboxTableName: tables.inboxTableName, consumerName },
     dynamoDb: tables.client,

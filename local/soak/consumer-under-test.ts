@@ -1,7 +1,8 @@
 /**
- * The consumer under test: the orders consumer's handler chain exactly as its Lambda entry builds it once
- * per container (createInboxConsumer), in transactional mode as deployed, and in side-effect mode with an
- * effect that calls a recording fake of an external service (external-ledger.ts).
+ * The consumer under test: the sample's order consumer (sample/order-consumer/order-placed.ts) in the
+ * handler chain exactly as its Lambda entry builds it once per container (createInboxConsumer), in
+ * transactional mode as deployed, and in side-effect mode with an effect that calls a recording fake of
+ * an external service (external-ledger.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -9,9 +10,9 @@ import type { EffectPlan } from '../../lambdas/core/effect.js';
 import { createInboxConsumer, type InboxEffectInput } from '../../lambdas/core/index.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
+import { type OrderPlaced, orderConsumer } from '../../sample/order-consumer/order-placed.js';
 import type { LambdaContext } from '../esm/lambda-function.js';
 import type { MskEvent } from '../esm/msk-event.js';
-import { type Order, ordersConsumer } from '../orders/orders-consumer.js';
 import { attemptClock, currentAttempt } from './attempt.js';
 import type { ExternalLedger } from './external-ledger.js';
 import type { RunState } from './run-state.js';
@@ -38,7 +39,7 @@ function settings(state: RunState): Partial<HandlerSettings> {
  * side-effect mode with the external effect.
  */
 export function newContainer(state: RunState): Invoke {
-  const consumer = ordersConsumer(state.target.appTableName);
+  const consumer = orderConsumer(state.target.appTableName);
   const handler = createInboxConsumer({
     ...consumer,
     ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
@@ -59,9 +60,12 @@ export function newContainer(state: RunState): Invoke {
 }
 
 /** Side-effect mode: claim → call the external service → complete, fenced by the lease. */
-function sideEffect(ledger: ExternalLedger, transactional: (input: InboxEffectInput<Order>) => EffectPlan) {
+function sideEffect(
+  ledger: ExternalLedger,
+  transactional: (input: InboxEffectInput<OrderPlaced>) => EffectPlan,
+) {
   // Same validation and rejections as the sample service; only the effect moves outside DynamoDB.
-  return async (input: InboxEffectInput<Order>): Promise<EffectPlan> => {
+  return async (input: InboxEffectInput<OrderPlaced>): Promise<EffectPlan> => {
     const plan = transactional(input);
     if (plan.kind !== 'transact') return plan;
     const order = input.event;

@@ -22,7 +22,8 @@ export const SOURCE_HELP = `Where the failed batches are (one of):
   --dir DIR          the local emulator's on-failure folder (\`npm start\` writes .local-run/on-failure)
   --bucket NAME      the mapping's on-failure S3 bucket (default with --stack: its FailedBatchesBucket output)
   --prefix P         only object keys starting with P (the mapping writes aws/lambda/<ESM UUID>/...)
-  --s3-endpoint URL  an S3-compatible endpoint, addressed path-style (the SDK's AWS_ENDPOINT_URL_S3 too)`;
+  --s3-endpoint URL  an S3-compatible endpoint, addressed path-style, signed as --endpoint is (the SDK's
+                     AWS_ENDPOINT_URL_S3 too)`;
 
 type Values = Readonly<Record<string, string | boolean | undefined>>;
 

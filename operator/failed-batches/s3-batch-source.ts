@@ -7,11 +7,8 @@
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { adviceFor } from '../aws-errors.js';
 import { UserError } from '../cli/user-error.js';
-import {
-  LOCAL_ENDPOINT_CREDENTIALS,
-  LOCAL_ENDPOINT_REGION,
-  type OperatorTarget,
-} from '../operator-target.js';
+import { type LocalFallback, withLocalFallback } from '../local-fallback.js';
+import type { OperatorTarget } from '../operator-target.js';
 import type { BatchObject, FailedBatchSource } from './batch-source.js';
 
 export interface S3SourceOptions {
@@ -26,25 +23,29 @@ export interface S3SourceOptions {
 export class S3BatchSource implements FailedBatchSource {
   readonly #options: S3SourceOptions;
   readonly #target: OperatorTarget;
-  readonly #client: S3Client;
+  readonly #client: Promise<S3Client>;
 
   constructor(options: S3SourceOptions, target: OperatorTarget, env: NodeJS.ProcessEnv = process.env) {
     this.#options = options;
     this.#target = target;
-    const customEndpoint = options.endpoint !== undefined || Boolean(env.AWS_ENDPOINT_URL_S3);
-    const region = target.region ?? (customEndpoint ? LOCAL_ENDPOINT_REGION : undefined);
-    // A loopback stand-in (local/s3/main.ts) checks no signature: the fixed local key, as with --endpoint.
-    const loopback = options.endpoint !== undefined && isLoopback(options.endpoint);
-    this.#client = new S3Client({
-      maxAttempts: 3,
-      // Buckets are addressed by name in the path on a custom endpoint (no wildcard DNS on loopback).
-      forcePathStyle: customEndpoint,
-      followRegionRedirects: true,
-      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
-      ...(region === undefined ? {} : { region }),
-      ...(target.profile === undefined ? {} : { profile: target.profile }),
-      ...(loopback ? { credentials: LOCAL_ENDPOINT_CREDENTIALS } : {}),
-    });
+    // Buckets are addressed by name in the path on a custom endpoint (no wildcard DNS on loopback).
+    const forcePathStyle = options.endpoint !== undefined || Boolean(env.AWS_ENDPOINT_URL_S3);
+    const make = (fallback: LocalFallback) =>
+      new S3Client({
+        maxAttempts: 3,
+        forcePathStyle,
+        followRegionRedirects: true,
+        ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+        ...(target.region === undefined ? {} : { region: target.region }),
+        ...(target.profile === undefined ? {} : { profile: target.profile }),
+        ...fallback,
+      });
+    // At --s3-endpoint (e.g. the folder-bucket stand-in, which checks no signature) signed as --endpoint is.
+    this.#client = withLocalFallback(make, options.endpoint, target.profile, env).then(
+      ({ client }) => client,
+    );
+    // Asked for only when a command sends; a failure here is the send's (#advised), not an unhandled one.
+    this.#client.catch(() => undefined);
   }
 
   describe(): string {
@@ -55,8 +56,8 @@ export class S3BatchSource implements FailedBatchSource {
     const objects: BatchObject[] = [];
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.#advised('s3:ListBucket', undefined, () =>
-        this.#client.send(
+      const page = await this.#advised('s3:ListBucket', undefined, (client) =>
+        client.send(
           new ListObjectsV2Command({
             Bucket: this.#options.bucket,
             Prefix: this.#options.prefix,
@@ -79,15 +80,19 @@ export class S3BatchSource implements FailedBatchSource {
   }
 
   async read(key: string): Promise<string> {
-    const object = await this.#advised('s3:GetObject', key, () =>
-      this.#client.send(new GetObjectCommand({ Bucket: this.#options.bucket, Key: key })),
+    const object = await this.#advised('s3:GetObject', key, (client) =>
+      client.send(new GetObjectCommand({ Bucket: this.#options.bucket, Key: key })),
     );
     return (await object.Body?.transformToString('utf8')) ?? '';
   }
 
-  async #advised<T>(action: string, key: string | undefined, work: () => Promise<T>): Promise<T> {
+  async #advised<T>(
+    action: string,
+    key: string | undefined,
+    work: (client: S3Client) => Promise<T>,
+  ): Promise<T> {
     try {
-      return await work();
+      return await work(await this.#client);
     } catch (error) {
       throw this.#advice(action, key, error) ?? error;
     }
@@ -123,13 +128,5 @@ export class S3BatchSource implements FailedBatchSource {
       return new UserError(`nothing answers at --s3-endpoint ${this.#options.endpoint}`, options);
     }
     return adviceFor(this.#target, error);
-  }
-}
-
-function isLoopback(endpoint: string): boolean {
-  try {
-    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(endpoint).hostname);
-  } catch {
-    return false;
   }
 }

@@ -1,6 +1,11 @@
 /**
  * The sample service: an OrderPlaced debits the account and adds to the order total, in the same
  * transaction as the inbox row. The updates are relative on purpose: only the inbox makes them exactly-once.
+ *
+ * The one definition of the order effect: the Lambda entry (handler.ts) builds on these parts, and so do
+ * the harness (local/orders/orders-function.ts with an Avro value format, the soak, the poison harness),
+ * the bench and the tests, without importing the entry; so the demo checks the deployed sample against the
+ * expectations the soak checks. Nothing here reads the environment or picks a value format.
  */
 // zod's tree-shakable build: the full one adds 450 KB (every locale) to a 280 KB bundle.
 import * as z from 'zod/mini';

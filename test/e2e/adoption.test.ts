@@ -36,6 +36,7 @@ import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
 import { lambdaContext, ManualClock } from '../support/clocks.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { kafkaEvent } from '../support/kafka-events.js';
+import { WITHOUT_CREDENTIALS } from '../support/msk-inbox-cli.js';
 
 const run = promisify(execFile);
 const FIXTURES = join(PROJECT_ROOT, 'test', 'e2e', 'adoption');
@@ -186,7 +187,8 @@ describe('a team adopting the packed package in a project of its own', () => {
       [bin, 'quarantine', 'list', '--json', '--endpoint', inject('dynamoDbEndpoint')],
       {
         cwd: project,
-        env: { PATH: process.env.PATH, CONSUMER_NAME: 'payments', INBOX_TABLE_NAME: tables.inboxTableName },
+        // No credentials anywhere: the tool signs with the local pair the tables were made under.
+        env: { ...WITHOUT_CREDENTIALS, CONSUMER_NAME: 'payments', INBOX_TABLE_NAME: tables.inboxTableName },
       },
     );
     const listed = JSON.parse(stdout) as { rows: { id: string; reason: string }[] };

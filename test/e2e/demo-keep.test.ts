@@ -88,6 +88,18 @@ describe('npm start -- --keep', () => {
 
     const listed = JSON.parse((await run('node', [BIN, 'quarantine', 'list', '--json', ...target])).stdout);
     expect(listed.total).toBe(poison);
+    // A shell with AWS credentials of its own signs with them (the SDK's chain), not the demo's local pair:
+    // the kept instance shares one database across keys and regions, so the printed line works there too.
+    const asCaller = await mskInbox(['quarantine', 'list', '--json', ...target], {
+      ...process.env,
+      AWS_ACCESS_KEY_ID: 'AKIDCALLER',
+      AWS_SECRET_ACCESS_KEY: 'caller-secret',
+      AWS_REGION: 'eu-west-1',
+    });
+    expect({ code: asCaller.code, total: JSON.parse(asCaller.stdout || '{}').total }).toEqual({
+      code: 0,
+      total: poison,
+    });
 
     // Through the kept runtime, as printed: exit code 1, as no record left the quarantine.
     const throughLambda = await mskInbox([

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, inject, it } from 'vitest';
 import { DECODE_BUDGET } from '../../lambdas/core/decode-budget.js';
-import { ORDER_PLACED, type Order } from '../../local/orders/orders-consumer.js';
+import { ORDER_PLACED, type OrderPlaced } from '../../sample/order-consumer/order-placed.js';
 import { render } from '../support/hostile-encodings.js';
 import type { HostileRunSummary } from '../support/hostile-encodings-child.js';
 import { HOSTILE_FORMATS, orderShape } from '../support/hostile-orders.js';
@@ -49,7 +49,7 @@ function runChild(format: string, seed: number): Promise<ChildResult> {
 
 describe.each(HOSTILE_FORMATS)('$name encodings the hostile ones are made from', (format) => {
   it('decode, unchanged, to the order and the shape they encode', () => {
-    const order: Order = {
+    const order: OrderPlaced = {
       event_id: 'evt-1',
       type: ORDER_PLACED,
       order_id: 'ord-1',

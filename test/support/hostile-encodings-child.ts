@@ -4,7 +4,7 @@
  * and fails the test instead of taking the test runner down.
  *
  * Each case is one partition: a valid order, one to four hostile values of the format (hostile-orders.ts,
- * mutated as hostile-encodings.ts draws), another valid order; delivered twice to the harness's consumer
+ * mutated as hostile-encodings.ts draws), another valid order; delivered twice to the order consumer
  * on DynamoDB Local (local/poison/order-consumer-under-test.ts). It must keep the poison promise
  * (local/poison/poison-promise.ts), apply both valid orders exactly once, and quarantine every value the
  * format cannot decode as `undecodable` with the format's bounded reason.
@@ -19,9 +19,9 @@ import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import { QUARANTINE_LIMITS } from '../../lambdas/core/quarantine-row.js';
 import { localDynamoDbClient } from '../../local/dynamodb-local/client.js';
 import { createAppTable, createInboxTable } from '../../local/dynamodb-local/tables.js';
-import { ORDER_PLACED, type Order } from '../../local/orders/orders-consumer.js';
 import { orderConsumerUnderTest } from '../../local/poison/order-consumer-under-test.js';
 import { checkPoisonPromise } from '../../local/poison/poison-promise.js';
+import { ORDER_PLACED, type OrderPlaced } from '../../sample/order-consumer/order-placed.js';
 import { type Mutation, render } from './hostile-encodings.js';
 import { HOSTILE_FORMATS, orderShape } from './hostile-orders.js';
 import { kafkaEvent } from './kafka-events.js';
@@ -67,7 +67,7 @@ const summary = {
   peakHeapMb: 0,
 };
 
-const order = (id: string, amount: number): Order => ({
+const order = (id: string, amount: number): OrderPlaced => ({
   event_id: `evt-${id}`,
   type: ORDER_PLACED,
   order_id: `ord-${id}`,
@@ -90,17 +90,17 @@ const property = fc.asyncProperty(hostileRecords, async (hostile) => {
   const values = hostile.map(({ shape, change }, index) =>
     render(format.pieces(order(`${id}-h${index}`, 7), shape), change),
   );
-  const encode = (value: Order) =>
+  const encode = (value: OrderPlaced) =>
     render(format.pieces(value, { lines: [], emptyItems: 0, tags: [], depth: 1 }), { kind: 'none' });
   const event = kafkaEvent([
-    { offset: 0, key: 'k', value: encode(valid[0] as Order) },
+    { offset: 0, key: 'k', value: encode(valid[0] as OrderPlaced) },
     ...values.map((value, index) => ({
       offset: index + 1,
       key: 'k',
       value,
       ...(hostile[index]?.withHeader ? { headers: { event_id: `evt-${id}-h${index}` } } : {}),
     })),
-    { offset: values.length + 1, key: 'k', value: encode(valid[1] as Order) },
+    { offset: values.length + 1, key: 'k', value: encode(valid[1] as OrderPlaced) },
   ]);
 
   // Tables of its own: the promise compares what they hold before and after the second delivery.

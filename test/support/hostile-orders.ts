@@ -1,5 +1,5 @@
 /**
- * The order event (local/orders/orders-consumer.ts) in each value format, with room for the shapes a
+ * The order event (sample/order-consumer/order-placed.ts) in each value format, with room for the shapes a
  * hostile producer reaches for: arrays and maps (counts), strings (lengths), a parent of the same type
  * (nesting), Avro `null`s and Protobuf messages of many fields that encode in next to nothing. Each format
  * gives its value format for the consumer, a generator of shapes and the encoding of an order of a shape
@@ -11,7 +11,7 @@ import protobuf from 'protobufjs';
 import { avroValues } from '../../lambdas/avro/avro-values.js';
 import { JSON_VALUES, type ValueFormat } from '../../lambdas/core/value-format.js';
 import { protobufValues } from '../../lambdas/protobuf/protobuf-values.js';
-import type { Order } from '../../local/orders/orders-consumer.js';
+import type { OrderPlaced } from '../../sample/order-consumer/order-placed.js';
 import { avroLong, varint, WIRE_TYPE } from './binary-encodings.js';
 import {
   binaryMutation,
@@ -55,7 +55,7 @@ export interface HostileFormat {
   readonly name: 'avro' | 'protobuf' | 'json';
   readonly valueFormat: ValueFormat;
   readonly mutation: fc.Arbitrary<Mutation>;
-  pieces(order: Order, shape: OrderShape): Piece[];
+  pieces(order: OrderPlaced, shape: OrderShape): Piece[];
 }
 
 const utf8 = (text: string) => [...Buffer.from(text, 'utf8')];
@@ -108,7 +108,7 @@ const avroBlock = (items: readonly Piece[][]): Piece[] =>
     ? [avroNumber('count', 0)]
     : [avroNumber('count', items.length), ...items.flat(), avroNumber('count', 0)];
 
-function avroOrder(order: Order, shape: OrderShape): Piece[] {
+function avroOrder(order: OrderPlaced, shape: OrderShape): Piece[] {
   return [
     ...[order.event_id, order.type, order.order_id, order.account_id].flatMap(avroString),
     avroNumber('varint', order.amount),
@@ -148,7 +148,7 @@ const delimited = (field: number, body: readonly Piece[]): Piece[] => [
 const protobufString = (field: number, text: string) =>
   text === '' ? [] : delimited(field, [bytesPiece(utf8(text))]);
 
-function protobufOrder(order: Order, shape: OrderShape): Piece[] {
+function protobufOrder(order: OrderPlaced, shape: OrderShape): Piece[] {
   const line = (sku: string, qty: number) => [
     ...protobufString(1, sku),
     tag(2, WIRE_TYPE.varint),
@@ -173,7 +173,7 @@ function protobufOrder(order: Order, shape: OrderShape): Piece[] {
 }
 
 /** JSON has no counts or lengths: its pieces are text, and its hostile shapes nesting and width. */
-function jsonOrder(order: Order, shape: OrderShape): Piece[] {
+function jsonOrder(order: OrderPlaced, shape: OrderShape): Piece[] {
   const text = (depth: number, outer: boolean): string => {
     const fields = JSON.stringify({
       ...order,

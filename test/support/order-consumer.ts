@@ -1,14 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { BatchSummary } from '../../lambdas/core/batch-summary.js';
 import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
-import type { InboxConsumerOptions } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
-import { type OrderSchema, ordersConsumer } from '../../local/orders/orders-consumer.js';
+import * as orderPlaced from '../../sample/order-consumer/order-placed.js';
 import { lambdaContext, ManualClock } from './clocks.js';
 import type { TestTables } from './dynamodb.js';
 
@@ -24,16 +22,11 @@ export interface OrderConsumerUnderTest {
   lastSummary(): BatchSummary | undefined;
 }
 
-/** What a test builds the consumer from: the harness's orders consumer, or the sample service's. */
-export type ConsumerOptionsFor<S extends StandardSchemaV1 | undefined> = (
-  appTableName: string,
-) => Pick<InboxConsumerOptions<S>, 'schema' | 'skip' | 'effect'>;
-
 /**
- * An orders consumer built by createInboxConsumer, as a Lambda entry builds it, on the given tables: the
- * harness's own (local/orders/) unless `consumer` names another (the sample's tests pass the sample).
+ * The order consumer (the sample's schema, skip and effect: sample/order-consumer/order-placed.ts, which
+ * the harness builds on too) built by createInboxConsumer, as its Lambda entry builds it, on the given tables.
  */
-export function orderConsumer<S extends StandardSchemaV1 | undefined = typeof OrderSchema>(
+export function orderConsumer(
   tables: TestTables,
   options: {
     dynamoDb?: DynamoDBClient;
@@ -42,16 +35,14 @@ export function orderConsumer<S extends StandardSchemaV1 | undefined = typeof Or
     clock?: ManualClock;
     /** @default a silent one */
     logger?: Logger;
-    /** @default the harness's orders consumer */
-    consumer?: ConsumerOptionsFor<S>;
   } = {},
 ): OrderConsumerUnderTest {
   const clock = options.clock ?? new ManualClock();
   const metrics = new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER });
   let outcomes: readonly RecordOutcome[] = [];
   let summary: BatchSummary | undefined;
-  const handler = createInboxConsumer<S>({
-    ...(options.consumer ?? (ordersConsumer as unknown as ConsumerOptionsFor<S>))(tables.appTableName),
+  const handler = createInboxConsumer({
+    ...orderPlaced.orderConsumer(tables.appTableName),
     settings: { inboxTableName: tables.inboxTableName, consumerName: CONSUMER, ...options.settings },
     dynamoDb: options.dynamoDb ?? tables.client,
     clock,

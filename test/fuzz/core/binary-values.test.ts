@@ -15,8 +15,8 @@ import type { RecordOutcome } from '../../../lambdas/core/outcome.js';
 import type { ValueFormat } from '../../../lambdas/core/value-format.js';
 import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { encodeAvroOrder, orderAvroValues } from '../../../local/orders/order-avro.js';
-import { ordersConsumer, skipOtherTypes } from '../../../local/orders/orders-consumer.js';
 import { confluentFrame, glueFrame } from '../../../local/schema-registry/wire-frames.js';
+import { orderConsumer, skipOtherEventTypes } from '../../../sample/order-consumer/order-placed.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
@@ -36,8 +36,8 @@ function engine(valueFormat: ValueFormat) {
   let observed: readonly RecordOutcome[] = [];
   const handle = createKafkaBatchHandler({
     store: new MemoryInboxStore(clock),
-    effect: toEngineEffect(ordersConsumer('app')),
-    skipRecord: skipOtherTypes,
+    effect: toEngineEffect(orderConsumer('app')),
+    skipRecord: skipOtherEventTypes,
     dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
     clock,
     deadlineMarginMs: 3_000,

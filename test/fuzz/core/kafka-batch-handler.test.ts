@@ -11,7 +11,7 @@ import { InboxStoreError, InvalidEventError } from '../../../lambdas/core/errors
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
 import { isReported, type RecordOutcome } from '../../../lambdas/core/outcome.js';
 import { HANDLER_SETTINGS } from '../../../lambdas/core/settings.js';
-import { ordersConsumer, skipOtherTypes } from '../../../local/orders/orders-consumer.js';
+import { orderConsumer, skipOtherEventTypes } from '../../../sample/order-consumer/order-placed.js';
 import { ManualClock } from '../../support/clocks.js';
 import { MemoryInboxStore } from '../../support/memory-inbox-store.js';
 import {
@@ -35,8 +35,8 @@ function engine(refuse: (key: string) => boolean = () => false) {
   let observed: readonly RecordOutcome[] = [];
   const handle = createKafkaBatchHandler({
     store,
-    effect: toEngineEffect(ordersConsumer('app')),
-    skipRecord: skipOtherTypes,
+    effect: toEngineEffect(orderConsumer('app')),
+    skipRecord: skipOtherEventTypes,
     dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
     clock,
     deadlineMarginMs: 3_000,

@@ -1,7 +1,8 @@
 /**
- * Values that are not JSON, against DynamoDB Local: the harness's order consumer (local/orders/) with an
- * Avro format (Confluent framing, the demo's) and a Protobuf one (Glue framing, compressed); and the
- * sample consumer, unchanged, on what Lambda hands over with a schema registry and EventRecordFormat JSON.
+ * Values that are not JSON, against DynamoDB Local: the sample's order consumer (its schema, skip and
+ * effect, which the harness's local/orders/ builds on) with an Avro format (Confluent framing, the demo's)
+ * and a Protobuf one (Glue framing, compressed); and as the sample deploys it, JSON, on what Lambda hands
+ * over with a schema registry and EventRecordFormat JSON.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import avro from 'avsc';
@@ -10,7 +11,6 @@ import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { createInboxConsumer, type RecordOutcome, type ValueFormat } from '../../../lambdas/core/index.js';
 import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { encodeAvroOrder, orderAvroValues } from '../../../local/orders/order-avro.js';
-import { ordersConsumer } from '../../../local/orders/orders-consumer.js';
 import { confluentFrame, glueFrame } from '../../../local/schema-registry/wire-frames.js';
 import { orderConsumer } from '../../../sample/order-consumer/order-placed.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
@@ -40,11 +40,11 @@ interface Order {
 }
 
 /** A new container each call (no completed-key cache carried over): a redelivery goes to the table. */
-function container(consumerName: string, valueFormat: ValueFormat | undefined, json = false) {
+function container(consumerName: string, valueFormat: ValueFormat | undefined) {
   let outcomes: readonly RecordOutcome[] = [];
   const clock = new ManualClock();
   const handler = createInboxConsumer({
-    ...(json ? orderConsumer(tables.appTableName) : ordersConsumer(tables.appTableName)),
+    ...orderConsumer(tables.appTableName),
     ...(valueFormat ? { valueFormat } : {}),
     settings: { inboxTableName: tables.inboxTableName, consumerName },
     dynamoDb: tables.client,
@@ -192,8 +192,8 @@ describe('a consumer of Protobuf values (Glue wire format, zlib)', () => {
 describe('the sample consumer with a schema registry and EventRecordFormat JSON', () => {
   it('applies the converted JSON values unchanged, the dedup key from the header or the JSON field', async () => {
     const event = loadEvent('schema-registry-json-event');
-    const first = await container('sample-json-registry', undefined, true).invoke(event);
-    const redelivery = await container('sample-json-registry', undefined, true).invoke(event);
+    const first = await container('sample-json-registry', undefined).invoke(event);
+    const redelivery = await container('sample-json-registry', undefined).invoke(event);
 
     expect(first.outcomes).toEqual(['41 processed', '42 processed']);
     expect(redelivery.outcomes).toEqual(['41 duplicate completed', '42 duplicate completed']);

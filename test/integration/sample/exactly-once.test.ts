@@ -2,8 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { dedupRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent, orderRecord } from '../../support/kafka-events.js';
-import { CONSUMER } from '../../support/order-consumer.js';
-import { sampleConsumer } from './sample-consumer.js';
+import { CONSUMER, orderConsumer } from '../../support/order-consumer.js';
 
 describe('order consumer against DynamoDB Local', () => {
   let tables: TestTables;
@@ -15,7 +14,7 @@ describe('order consumer against DynamoDB Local', () => {
   const order = (id: string) => tables.get(tables.appTableName, `order#${id}`);
 
   it('applies the effect once and reports nothing when a batch is delivered for the first time', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     const event = kafkaEvent([
       orderRecord(10, { eventId: 'e1', orderId: 'o1', accountId: 'a1', amount: 250 }),
       orderRecord(11, { eventId: 'e2', orderId: 'o2', accountId: 'a1', amount: 100 }),
@@ -33,7 +32,7 @@ describe('order consumer against DynamoDB Local', () => {
   });
 
   it('changes nothing and reports nothing when the same batch is redelivered', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     const event = kafkaEvent([
       orderRecord(10, { eventId: 'e1', orderId: 'o1', accountId: 'a1', amount: 250 }),
     ]);
@@ -48,7 +47,7 @@ describe('order consumer against DynamoDB Local', () => {
   });
 
   it('acks a duplicate when the same event_id arrives at another offset', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     await consumer.invoke(kafkaEvent([orderRecord(10, { eventId: 'e1', orderId: 'o1', accountId: 'a1' })]));
 
     const response = await consumer.invoke(
@@ -61,7 +60,7 @@ describe('order consumer against DynamoDB Local', () => {
   });
 
   it('quarantines a payload conflict when the same event_id comes with another payload', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     await consumer.invoke(
       kafkaEvent([orderRecord(10, { eventId: 'e1', orderId: 'o1', accountId: 'a1', amount: 100 })]),
     );
@@ -83,7 +82,7 @@ describe('order consumer against DynamoDB Local', () => {
   });
 
   it('applies the event again when its inbox row has expired but TTL has not deleted it yet', async () => {
-    const consumer = sampleConsumer(tables, { settings: { dedupTtlSeconds: 3_600 } });
+    const consumer = orderConsumer(tables, { settings: { dedupTtlSeconds: 3_600 } });
     const event = kafkaEvent([
       orderRecord(10, { eventId: 'e1', orderId: 'o1', accountId: 'a1', amount: 100 }),
     ]);
@@ -98,7 +97,7 @@ describe('order consumer against DynamoDB Local', () => {
   });
 
   it('collapses copies of one event_id across partitions of one batch into one effect', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     const event = kafkaEvent([
       orderRecord(5, { eventId: 'e1', orderId: 'o1', accountId: 'a1', amount: 100 }, 0),
       orderRecord(7, { eventId: 'e1', orderId: 'o1', accountId: 'a1', amount: 100 }, 1),

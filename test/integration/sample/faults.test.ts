@@ -3,7 +3,7 @@ import { dedupRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent, orderRecord } from '../../support/kafka-events.js';
-import { CONSUMER } from '../../support/order-consumer.js';
+import { CONSUMER, orderConsumer } from '../../support/order-consumer.js';
 import {
   faultyClient,
   inboxKeyOf,
@@ -11,7 +11,6 @@ import {
   throttlingError,
   transactionConflictError,
 } from '../../support/sdk-faults.js';
-import { sampleConsumer } from './sample-consumer.js';
 
 describe('order consumer under DynamoDB faults and deadlines', () => {
   let tables: TestTables;
@@ -33,7 +32,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
     const faulty = faultyClient((call) =>
       inboxKeyOf(call) === throttledKey ? throttlingError() : undefined,
     );
-    const consumer = sampleConsumer(tables, { dynamoDb: faulty.client });
+    const consumer = orderConsumer(tables, { dynamoDb: faulty.client });
 
     const response = await consumer.invoke(fourRecordsOnTwoPartitions());
 
@@ -56,7 +55,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
 
   it('reports every record and writes nothing when DynamoDB is down for the whole batch', async () => {
     const faulty = faultyClient(() => serviceUnavailableError());
-    const consumer = sampleConsumer(tables, { dynamoDb: faulty.client });
+    const consumer = orderConsumer(tables, { dynamoDb: faulty.client });
 
     const response = await consumer.invoke(fourRecordsOnTwoPartitions());
 
@@ -70,7 +69,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
   it('applies the records exactly once when the batch is redelivered after the outage', async () => {
     let down = true;
     const faulty = faultyClient(() => (down ? serviceUnavailableError() : undefined));
-    const consumer = sampleConsumer(tables, { dynamoDb: faulty.client });
+    const consumer = orderConsumer(tables, { dynamoDb: faulty.client });
     await consumer.invoke(fourRecordsOnTwoPartitions());
     down = false;
 
@@ -87,7 +86,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
     const faulty = faultyClient((call) =>
       inboxKeyOf(call) === conflicted ? transactionConflictError(3, 1) : undefined,
     );
-    const consumer = sampleConsumer(tables, { dynamoDb: faulty.client });
+    const consumer = orderConsumer(tables, { dynamoDb: faulty.client });
 
     const response = await consumer.invoke(fourRecordsOnTwoPartitions());
 
@@ -102,7 +101,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
   });
 
   it('reports unstarted records as deferred when the Lambda deadline is near', async () => {
-    const consumer = sampleConsumer(tables, { settings: { deadlineMarginMs: 5_000 } });
+    const consumer = orderConsumer(tables, { settings: { deadlineMarginMs: 5_000 } });
 
     const response = await consumer.invoke(fourRecordsOnTwoPartitions(), 4_000);
 
@@ -118,7 +117,7 @@ describe('order consumer under DynamoDB faults and deadlines', () => {
       if (inboxKeyOf(call)) clock.advance(3_000);
       return undefined;
     });
-    const slowConsumer = sampleConsumer(tables, {
+    const slowConsumer = orderConsumer(tables, {
       dynamoDb: faulty.client,
       clock,
       settings: { deadlineMarginMs: 5_000, partitionConcurrency: 1 },

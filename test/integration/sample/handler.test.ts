@@ -4,8 +4,7 @@ import { lambdaContext, ManualClock } from '../../support/clocks.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { loadEvent } from '../../support/fixtures.js';
 import { kafkaEvent, kafkaRecord, orderRecord } from '../../support/kafka-events.js';
-import { CONSUMER } from '../../support/order-consumer.js';
-import { sampleConsumer } from './sample-consumer.js';
+import { CONSUMER, orderConsumer } from '../../support/order-consumer.js';
 
 describe('order consumer handler through middy', () => {
   let tables: TestTables;
@@ -16,7 +15,7 @@ describe('order consumer handler through middy', () => {
     tables.get(tables.inboxTableName, `${CONSUMER}!quarantine#${coordinates}`);
 
   it('processes, skips and quarantines the records of an MSK event', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
 
     const response = await consumer.invoke(loadEvent('msk-event'));
 
@@ -36,7 +35,7 @@ describe('order consumer handler through middy', () => {
   });
 
   it('keys a self-managed Kafka record by the event_id field when it has no header', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
 
     const response = await consumer.invoke(loadEvent('self-managed-event'));
 
@@ -49,7 +48,7 @@ describe('order consumer handler through middy', () => {
   });
 
   it('quarantines each kind of bad record with its reason and the raw record, and acks it', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     const badBase64 = { ...kafkaRecord({ offset: 4, headers: { event_id: 'e4' } }), value: '%%%not-base64' };
     const event = kafkaEvent([
       { offset: 1, headers: { event_id: 'e1' }, value: '{"event_id": "e1", broken' },
@@ -88,7 +87,7 @@ describe('order consumer handler through middy', () => {
   });
 
   it('writes no second quarantine row when a quarantined record is redelivered', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     const event = kafkaEvent([{ offset: 9, headers: { event_id: 'e9' }, value: 'not json' }]);
     await consumer.invoke(event);
     consumer.clock.advance(60_000);
@@ -102,7 +101,7 @@ describe('order consumer handler through middy', () => {
   });
 
   it('fails the whole invocation with a clear error when the envelope has no records map', async () => {
-    const consumer = sampleConsumer(tables);
+    const consumer = orderConsumer(tables);
     const addMetric = vi.spyOn(consumer.metrics, 'addMetric');
 
     await expect(consumer.invoke({ eventSource: 'aws:kafka' })).rejects.toThrow(/no "records" map/);

@@ -8,8 +8,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KafkaEventRecord } from '../../../lambdas/core/kafka-event.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaRecord, signedBytes } from '../../support/kafka-events.js';
-import { CONSUMER } from '../../support/order-consumer.js';
-import { sampleConsumer } from './sample-consumer.js';
+import { CONSUMER, orderConsumer } from '../../support/order-consumer.js';
 
 /** Letters no log line has otherwise; a parser that quotes even the first few of them is caught. */
 const MARKER = 'ZQXJKW4111111111111111';
@@ -65,7 +64,7 @@ describe('the logs of a run over poison records', () => {
     };
     vi.spyOn(process.stdout, 'write').mockImplementation(capture);
     vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    const consumer = sampleConsumer(tables, {
+    const consumer = orderConsumer(tables, {
       logger: new Logger({ serviceName: CONSUMER, logLevel: 'DEBUG' }),
     });
     const event = {
