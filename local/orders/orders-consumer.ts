@@ -5,11 +5,12 @@
  * deployed sample against the same expectations the soak checks this consumer against, so a change to
  * one that the other lacks shows up there.
  */
-import type {
-  DecodedRecord,
-  EffectPlan,
-  InboxConsumerOptions,
-  InboxEffectInput,
+import {
+  type DecodedRecord,
+  type EffectPlan,
+  EffectRejectedError,
+  type InboxConsumerOptions,
+  type InboxEffectInput,
 } from '../../lambdas/core/index.js';
 
 export const ORDER_PLACED = 'OrderPlaced';
@@ -89,14 +90,15 @@ export function orderWrites(appTableName: string, order: Pick<Order, 'account_id
 }
 
 export function orderEffect(appTableName: string) {
-  return ({ event, dedupKey }: InboxEffectInput<Order>): EffectPlan =>
-    event.event_id === dedupKey
-      ? { kind: 'transact', writes: orderWrites(appTableName, event) }
-      : {
-          kind: 'reject',
-          reason: 'invalid-event',
-          message: 'event_id in the value differs from the event_id header',
-        };
+  return ({ event, dedupKey }: InboxEffectInput<Order>): EffectPlan => {
+    if (event.event_id !== dedupKey) {
+      throw new EffectRejectedError(
+        'invalid-event',
+        'event_id in the value differs from the event_id header',
+      );
+    }
+    return { kind: 'transact', writes: orderWrites(appTableName, event) };
+  };
 }
 
 /** The harness consumer's options for createInboxConsumer. */
