@@ -78,13 +78,20 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
   readonly settings?: Partial<HandlerSettings>;
   /** @default a client with the settings of lambdas/core/dynamodb-client-config.ts */
   readonly dynamoDb?: DynamoDBClient;
-  /** @default the system clock */
-  readonly clock?: Clock;
   /** @default a Powertools Logger named after the consumer */
   readonly logger?: Logger;
   /** @default Powertools Metrics, namespace POWERTOOLS_METRICS_NAMESPACE or `MskInbox`, dimension service */
   readonly metrics?: Metrics;
-  /** Another observer of each batch's outcomes (tests read them through it). */
+}
+
+/**
+ * What tests, the soak and the poison harness add to a consumer, through createObservedInboxConsumer:
+ * not in the public options, because a deployed consumer has no use for either.
+ */
+export interface InboxConsumerHooks {
+  /** Time for leases, TTLs and the completed-key cache, so a test can move it. @default the system clock */
+  readonly clock?: Clock;
+  /** Another observer of each batch's outcomes, besides the logs and metrics. */
   readonly observe?: BatchTelemetry;
 }
 
@@ -94,9 +101,17 @@ export type InboxConsumerHandler = (event: unknown, context: Context) => Promise
 export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
   options: InboxConsumerOptions<Schema>,
 ): InboxConsumerHandler {
+  return createObservedInboxConsumer(options, {});
+}
+
+/** createInboxConsumer with the hooks of tests and harnesses; index.ts does not export it. */
+export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
+  options: InboxConsumerOptions<Schema>,
+  hooks: InboxConsumerHooks,
+): InboxConsumerHandler {
   const valueFormat = options.valueFormat ?? JSON_VALUES;
   const config = inboxConfigOf(options.settings, valueFormat);
-  const clock = options.clock ?? systemClock;
+  const clock = hooks.clock ?? systemClock;
   const logger = options.logger ?? new Logger({ serviceName: config.consumerName });
   const metrics =
     options.metrics ??
@@ -105,7 +120,7 @@ export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined 
       serviceName: config.consumerName,
     });
   const dynamoDb = options.dynamoDb ?? new DynamoDBClient(dynamoDbClientConfig(config));
-  const telemetry = fanOut(powertoolsTelemetry(logger, metrics), options.observe);
+  const telemetry = fanOut(powertoolsTelemetry(logger, metrics), hooks.observe);
   const processBatch = createKafkaBatchHandler({
     ...config,
     store: new CachingInboxStore({

@@ -5,8 +5,9 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import type { EffectPlan } from '../../lambdas/core/effect.js';
-import { createInboxConsumer, type InboxEffectInput } from '../../lambdas/core/index.js';
+import type { InboxEffectInput } from '../../lambdas/core/index.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
 import type { LambdaContext } from '../esm/lambda-function.js';
@@ -39,16 +40,20 @@ function settings(state: RunState): Partial<HandlerSettings> {
  */
 export function newContainer(state: RunState): Invoke {
   const consumer = ordersConsumer(state.target.appTableName);
-  const handler = createInboxConsumer({
-    ...consumer,
-    ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
-    settings: settings(state),
-    dynamoDb: state.client,
-    clock: attemptClock(state.time),
-    logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
-    observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
-  });
+  const handler = createObservedInboxConsumer(
+    {
+      ...consumer,
+      ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
+      settings: settings(state),
+      dynamoDb: state.client,
+      logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
+    },
+    {
+      clock: attemptClock(state.time),
+      observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
+    },
+  );
   if (state.mutation === 'ack-everything') {
     return async (event, context) => {
       await handler(event, context);

@@ -3,7 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { BatchSummary } from '../../lambdas/core/batch-summary.js';
-import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
+import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import type { InboxConsumerOptions } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
@@ -50,20 +50,24 @@ export function orderConsumer<S extends StandardSchemaV1 | undefined = typeof Or
   const metrics = new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER });
   let outcomes: readonly RecordOutcome[] = [];
   let summary: BatchSummary | undefined;
-  const handler = createInboxConsumer<S>({
-    ...(options.consumer ?? (ordersConsumer as unknown as ConsumerOptionsFor<S>))(tables.appTableName),
-    settings: { inboxTableName: tables.inboxTableName, consumerName: CONSUMER, ...options.settings },
-    dynamoDb: options.dynamoDb ?? tables.client,
-    clock,
-    logger: options.logger ?? new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
-    metrics,
-    observe: {
-      batchProcessed(batchSummary, batchOutcomes) {
-        summary = batchSummary;
-        outcomes = batchOutcomes;
+  const handler = createObservedInboxConsumer<S>(
+    {
+      ...(options.consumer ?? (ordersConsumer as unknown as ConsumerOptionsFor<S>))(tables.appTableName),
+      settings: { inboxTableName: tables.inboxTableName, consumerName: CONSUMER, ...options.settings },
+      dynamoDb: options.dynamoDb ?? tables.client,
+      logger: options.logger ?? new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
+      metrics,
+    },
+    {
+      clock,
+      observe: {
+        batchProcessed(batchSummary, batchOutcomes) {
+          summary = batchSummary;
+          outcomes = batchOutcomes;
+        },
       },
     },
-  });
+  );
   return {
     clock,
     metrics,

@@ -8,7 +8,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
+import { createObservedInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import { InvalidEventError } from '../../../lambdas/core/errors.js';
 import { dedupRowKey, quarantineRowKey } from '../../../lambdas/core/inbox-item.js';
 import type { KafkaBatchResponse } from '../../../lambdas/core/kafka-event.js';
@@ -57,19 +57,23 @@ function fixture(refuse: (pk: string) => boolean = () => false): Fixture {
   const client = journaledClient(writes, refuse);
   const clock = new ManualClock();
   let observed: readonly RecordOutcome[] = [];
-  const handler = createInboxConsumer({
-    ...orderConsumer(tables.appTableName),
-    settings: { inboxTableName: tables.inboxTableName, consumerName: consumer },
-    dynamoDb: client,
-    clock,
-    logger: new Logger({ serviceName: consumer, logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'MskInboxFuzz', serviceName: consumer }),
-    observe: {
-      batchProcessed: (_summary, outcomes) => {
-        observed = outcomes;
+  const handler = createObservedInboxConsumer(
+    {
+      ...orderConsumer(tables.appTableName),
+      settings: { inboxTableName: tables.inboxTableName, consumerName: consumer },
+      dynamoDb: client,
+      logger: new Logger({ serviceName: consumer, logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'MskInboxFuzz', serviceName: consumer }),
+    },
+    {
+      clock,
+      observe: {
+        batchProcessed: (_summary, outcomes) => {
+          observed = outcomes;
+        },
       },
     },
-  });
+  );
   return {
     consumer,
     writes,
