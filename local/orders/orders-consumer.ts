@@ -1,6 +1,7 @@
 /**
- * The harness's own consumer of the order workload (local/demo/workload.ts): the soak, the bench and the
- * poison harness build it with createInboxConsumer, through the public entry only. It applies an
+ * The harness's own consumer of the order workload (local/demo/workload.ts), written against the public
+ * entry only: the bench builds it with createInboxConsumer, the soak and the poison harness with
+ * createObservedInboxConsumer (the same, with their clock and outcome observer). It applies an
  * OrderPlaced the way the sample service does (sample/order-consumer/), on purpose: the demo checks the
  * deployed sample against the same expectations the soak checks this consumer against, so a change to
  * one that the other lacks shows up there.

@@ -1,6 +1,7 @@
 /**
- * The sample order consumer's deployed handler chain (createInboxConsumer) on given tables, as the poison
- * promise checks it: outcomes read through its telemetry, state read back from DynamoDB.
+ * The harness's orders consumer (local/orders/) in its deployed handler chain (createInboxConsumer, here
+ * through createObservedInboxConsumer) on given tables, as the poison promise checks it: outcomes read
+ * through its telemetry, state read back from DynamoDB.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';

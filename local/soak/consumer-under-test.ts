@@ -1,6 +1,7 @@
 /**
  * The consumer under test: the orders consumer's handler chain exactly as its Lambda entry builds it once
- * per container (createInboxConsumer), in transactional mode as deployed, and in side-effect mode with an
+ * per container (createInboxConsumer, here through createObservedInboxConsumer for the soak's clock and
+ * outcomes), in transactional mode as deployed, and in side-effect mode with an
  * effect that calls a recording fake of an external service (external-ledger.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';

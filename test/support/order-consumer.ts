@@ -30,7 +30,8 @@ export type ConsumerOptionsFor<S extends StandardSchemaV1 | undefined> = (
 ) => Pick<InboxConsumerOptions<S>, 'schema' | 'skip' | 'effect'>;
 
 /**
- * An orders consumer built by createInboxConsumer, as a Lambda entry builds it, on the given tables: the
+ * An orders consumer built as a Lambda entry builds it (createInboxConsumer, here through
+ * createObservedInboxConsumer with the test's clock and observer), on the given tables: the
  * harness's own (local/orders/) unless `consumer` names another (the sample's tests pass the sample).
  */
 export function orderConsumer<S extends StandardSchemaV1 | undefined = typeof OrderSchema>(

@@ -1,6 +1,7 @@
 /**
- * The front door, against DynamoDB Local: a consumer written with createInboxConsumer alone (the public
- * entry), a Standard Schema (zod) and an effect.
+ * The front door, against DynamoDB Local: a consumer written with the public entry's options alone, a
+ * Standard Schema (zod) and an effect, built through createObservedInboxConsumer for the test's clock and
+ * outcomes.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
