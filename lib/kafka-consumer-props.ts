@@ -5,16 +5,8 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
-import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from '../lambdas/core/inbox-rows.js';
-import {
-  HANDLER_SETTINGS,
-  type HandlerSettings,
-  readHandlerSettings,
-  SETTING_VARIABLES,
-  settingProblem,
-  settingsEnvironment,
-  type TunableSettings,
-} from '../lambdas/core/settings.js';
+import { DEFAULT_DEDUP_TTL_SECONDS } from '../lambdas/core/inbox-rows.js';
+import { HANDLER_SETTINGS, SETTING_VARIABLES, type TunableSettings } from '../lambdas/core/settings.js';
 import {
   type EventSourceOptions,
   eventSourceOptionProblems,
@@ -108,8 +100,8 @@ export interface KafkaConsumerProps extends EventSourceOptions {
   readonly logRetention?: logs.RetentionDays;
   /**
    * The handler's other settings (lambdas/core/settings.ts, the README's settings table): ordering, key
-   * source and concurrency, lease margin, completed-key cache, dedup header, field and fallback. Checked
-   * at synth time against the bounds the handler enforces.
+   * source and concurrency, lease margin, completed-key cache, dedup header, field and fallback; not those
+   * a prop above carries. Checked at synth by the handler's own check, with what the props give it.
    * @default - the handler's defaults
    */
   readonly settings?: TunableSettings;
@@ -180,8 +172,6 @@ const RESERVED_ENV = [
 ] as const;
 
 const MAX_RECORD_AGE_LIMIT_SECONDS = 604_800;
-/** The handler's own bound on DEDUP_TTL_SECONDS (lambdas/core/settings.ts). */
-const MAX_DEDUP_TTL_SECONDS = HANDLER_SETTINGS.dedupTtlSeconds.max;
 
 export interface ResolvedSettings {
   readonly timeout: Duration;
@@ -195,18 +185,6 @@ export interface ResolvedSettings {
     readonly minimumPollers: number;
     readonly maximumPollers: number;
     readonly pollerGroupName?: string;
-  };
-}
-
-/** The settings the handler gets from this construct: its typed props, then `settings`. */
-export function handlerSettingsOf(props: KafkaConsumerProps, s: ResolvedSettings): Partial<HandlerSettings> {
-  return {
-    inboxTableName: props.inboxTable.tableName,
-    consumerName: props.consumerName,
-    dedupTtlSeconds: s.dedupTtl.toSeconds({ integral: false }),
-    deadlineMarginMs: s.deadlineMargin.toMilliseconds(),
-    ...(props.partitionConcurrency === undefined ? {} : { partitionConcurrency: props.partitionConcurrency }),
-    ...props.settings,
   };
 }
 
@@ -235,11 +213,6 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   };
   const known = (value: string): boolean => !Token.isUnresolved(value);
 
-  if (!CONSUMER_NAME_PATTERN.test(props.consumerName)) {
-    fail(
-      `consumerName "${props.consumerName}" must match ${CONSUMER_NAME_PATTERN} (letters, digits, _ . -; 1-64)`,
-    );
-  }
   if (known(props.topic) && !KAFKA_TOPIC.test(props.topic)) {
     fail(`topic "${props.topic}" is not a Kafka topic name: use 1-249 of a-z A-Z 0-9 . _ -`);
   }
@@ -250,18 +223,10 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   }
   problems.push(...validateSource(props.source));
   problems.push(...eventSourceOptionProblems(props, props.topic));
-  problems.push(...settingsProblems(props));
-  if (problems.length === 0) {
-    // Last, exactly the handler's own reading of what the function will get: nothing synth passes may
-    // fail the cold start (a deadline margin past the handler's bound, a key source it trims away).
-    const environment = settingsEnvironment(handlerSettingsOf(props, s));
-    for (const name of Object.keys(environment)) {
-      if (Token.isUnresolved(environment[name])) environment[name] = 'x';
-    }
-    problems.push(
-      ...readHandlerSettings(environment).problems.map((problem) => `the handler would refuse ${problem}`),
-    );
-  }
+  // Every handler setting the function will get (consumerName, dedupTtl, deadlineMargin,
+  // partitionConcurrency and `settings`), judged by the handler's own check: synth passes nothing that
+  // fails the cold start.
+  problems.push(...settingsProblems(props, s));
 
   // Lambda honours a Kafka partial batch response only in provisioned mode; in on-demand mode a reported
   // record is ignored and the whole batch commits: records would be lost.
@@ -310,14 +275,12 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   if (maxRecordAgeSeconds < 60 || maxRecordAgeSeconds > MAX_RECORD_AGE_LIMIT_SECONDS) {
     fail(`maxRecordAge is ${maxRecordAgeSeconds}s: set 60 seconds to 7 days`);
   }
-  const dedupSeconds = wholeSeconds('dedupTtl', s.dedupTtl);
+  // Whole seconds and the handler's bounds: the settings check (DEDUP_TTL_SECONDS).
+  const dedupSeconds = s.dedupTtl.toSeconds({ integral: false });
   if (dedupSeconds < maxRecordAgeSeconds) {
     fail(
       `dedupTtl (${dedupSeconds}s) is shorter than maxRecordAge (${maxRecordAgeSeconds}s): a record retried after its dedup row expired would be applied twice; raise dedupTtl or lower maxRecordAge`,
     );
-  }
-  if (dedupSeconds > MAX_DEDUP_TTL_SECONDS) {
-    fail(`dedupTtl is ${dedupSeconds}s: the handler accepts at most 365 days`);
   }
   const retentionSeconds = props.topicRetention?.toSeconds({ integral: false });
   if (retentionSeconds !== undefined && dedupSeconds < retentionSeconds) {
@@ -342,13 +305,6 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   }
   if (!Number.isInteger(s.memorySize) || s.memorySize < 128 || s.memorySize > 10_240) {
     fail(`memorySize is ${s.memorySize}: set 128 to 10240 MB`);
-  }
-  if (
-    props.partitionConcurrency !== undefined &&
-    settingProblem('partitionConcurrency', props.partitionConcurrency)
-  ) {
-    const { min, max } = HANDLER_SETTINGS.partitionConcurrency;
-    fail(`partitionConcurrency is ${props.partitionConcurrency}: set a whole number from ${min} to ${max}`);
   }
   if (
     props.startingPosition === lambda.StartingPosition.AT_TIMESTAMP &&

@@ -14,13 +14,13 @@ import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import {
   type HandlerLogLevel,
-  handlerSettingsOf,
   type KafkaConsumerProps,
   resolveSettings,
   validate,
 } from './kafka-consumer-props.js';
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
 import { glueSchemasArn } from './schema-registry.js';
+import { handlerSettingsOf } from './settings-prop.js';
 
 export type { EventSourceOptions } from './event-source-options.js';
 export type { FailureDestination } from './failure-destination.js';

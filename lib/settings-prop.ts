@@ -1,48 +1,80 @@
 /**
- * The KafkaConsumer's `settings` prop checked against the handler's own bounds and rules (their one
- * definition is lambdas/core/settings.ts), each problem named as the prop to change.
+ * The handler's settings as the KafkaConsumer gives them (its typed props, then its `settings` prop),
+ * judged at synth by the handler's own check (lambdas/core/settings.ts#checkSettings), each problem named
+ * as the prop to change.
  */
+import { Token } from 'aws-cdk-lib';
 import {
-  crossSettingProblems,
+  checkSettings,
   HANDLER_SETTINGS,
-  readHandlerSettings,
+  type HandlerSettings,
   type SettingDefinition,
   type SettingName,
-  settingProblem,
-  settingsEnvironment,
 } from '../lambdas/core/settings.js';
-import type { KafkaConsumerProps } from './kafka-consumer-props.js';
+import type { KafkaConsumerProps, ResolvedSettings } from './kafka-consumer-props.js';
 
-/** Settings the construct's own typed props carry: `settings` may not set them too. */
-const SETTINGS_FROM_PROPS: Partial<Record<SettingName, keyof KafkaConsumerProps>> = {
-  dedupTtlSeconds: 'dedupTtl',
-  deadlineMarginMs: 'deadlineMargin',
-  partitionConcurrency: 'partitionConcurrency',
-};
+/** Is one of KafkaConsumer's props: a name the settings table gives (`prop`) that is not fails the build. */
+type KafkaConsumerProp<P extends keyof KafkaConsumerProps> = P;
+/** The props that carry a setting, as the settings table names them. */
+export type SettingCarryingProp = KafkaConsumerProp<
+  {
+    [K in SettingName]: (typeof HANDLER_SETTINGS)[K] extends { readonly prop: infer P } ? P : never;
+  }[SettingName]
+>;
 
-/** The `settings` prop against the handler's own bounds and rules, named as props. */
-export function settingsProblems(props: Pick<KafkaConsumerProps, 'settings'>): string[] {
-  const given = Object.entries(props.settings ?? {}).filter(([, value]) => value !== undefined) as [
+/** The settings the handler gets from this construct: its typed props, then `settings`. */
+export function handlerSettingsOf(props: KafkaConsumerProps, s: ResolvedSettings): Partial<HandlerSettings> {
+  return {
+    inboxTableName: props.inboxTable.tableName,
+    consumerName: props.consumerName,
+    dedupTtlSeconds: s.dedupTtl.toSeconds({ integral: false }),
+    deadlineMarginMs: s.deadlineMargin.toMilliseconds(),
+    ...(props.partitionConcurrency === undefined ? {} : { partitionConcurrency: props.partitionConcurrency }),
+    ...props.settings,
+  };
+}
+
+/**
+ * A setting named as the construct's user sets it: `settings.x`, or the prop that carries it, with the
+ * variable when the prop's value is converted for it (a Duration's milliseconds are shown, not the Duration).
+ */
+function propNaming(name: SettingName): string {
+  const definition: SettingDefinition = HANDLER_SETTINGS[name];
+  if (definition.prop === undefined) return `settings.${name}`;
+  return definition.prop === name ? name : `${definition.prop} (as ${definition.env})`;
+}
+
+/**
+ * Everything the handler would refuse in the settings this construct gives it: a key `settings` may not
+ * carry (typed out of TunableSettings, refused here for JavaScript callers), then the one check of the
+ * whole set, as the handler will read it at its cold start.
+ */
+export function settingsProblems(props: KafkaConsumerProps, s: ResolvedSettings): string[] {
+  const refused = Object.entries(props.settings ?? {})
+    .filter(([, value]) => value !== undefined)
+    .flatMap(([name]) => {
+      if (!Object.hasOwn(HANDLER_SETTINGS, name)) return [`settings.${name} is not a setting: remove it`];
+      const definition: SettingDefinition = HANDLER_SETTINGS[name as SettingName];
+      return definition.prop === undefined
+        ? []
+        : [`settings.${name} comes from the ${definition.prop} prop: set ${definition.prop} instead`];
+    });
+  if (refused.length > 0) return refused;
+  const given: Partial<Record<SettingName, string | number>> = {};
+  for (const [name, value] of Object.entries(handlerSettingsOf(props, s)) as [
     SettingName,
     string | number,
-  ][];
-  const problems: string[] = [];
-  for (const [name, value] of given) {
-    const definition: SettingDefinition | undefined = HANDLER_SETTINGS[name];
-    if (definition === undefined || definition.setByConstruct) {
-      problems.push(`settings.${name} is not a setting you can set: remove it`);
-      continue;
-    }
-    const fromProp = SETTINGS_FROM_PROPS[name];
-    if (fromProp !== undefined) {
-      problems.push(`settings.${name} is the ${fromProp} prop: set ${fromProp} instead`);
-      continue;
-    }
-    const problem = settingProblem(name, value);
-    if (problem) problems.push(`settings.${name}: ${problem}`);
+  ][]) {
+    given[name] = Token.isUnresolved(value) ? standIn(name) : value;
   }
-  const env = settingsEnvironment(Object.fromEntries(given));
-  const { settings } = readHandlerSettings({ INBOX_TABLE_NAME: 'x', CONSUMER_NAME: 'x', ...env });
-  problems.push(...crossSettingProblems(settings, new Set(given.map(([name]) => name))));
-  return problems;
+  return [...checkSettings(given, propNaming).problems];
+}
+
+/**
+ * A value known only at deploy time (the inbox table's name) cannot be judged at synth: the default
+ * stands in for it, or text every text setting's pattern accepts.
+ */
+function standIn(name: SettingName): string | number {
+  const definition: SettingDefinition = HANDLER_SETTINGS[name];
+  return 'default' in definition && definition.default !== undefined ? definition.default : 'deploy-time';
 }

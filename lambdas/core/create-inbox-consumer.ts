@@ -22,6 +22,7 @@ import type { DecodedRecord } from './decode-event.js';
 import { dynamoDbClientConfig } from './dynamodb-client-config.js';
 import { DynamoDbInboxStore } from './dynamodb-inbox-store.js';
 import type { Effect, EffectPlan } from './effect.js';
+import { EffectRejectedError } from './errors.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from './kafka-batch-handler.js';
 import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
@@ -42,7 +43,8 @@ export interface InboxEffectInput<Event> {
 export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefined = undefined> {
   /**
    * What the record does: `transact` (writes committed with the inbox row in one transaction), `call`
-   * (a side-effect under a fenced lease), `skip` or `reject` (quarantined). Throwing retries the record.
+   * (a side-effect under a fenced lease) or `skip` (acked, nothing written). Throwing EffectRejectedError,
+   * here or in a `call`'s `run`, quarantines the record; throwing anything else retries it.
    */
   readonly effect: (
     input: InboxEffectInput<Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : unknown>,
@@ -61,8 +63,11 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
    */
   readonly valueFormat?: ValueFormat;
   /**
-   * Says, before validation, that a record is not this consumer's (another event type): acked, nothing
-   * written. Return a short fixed reason (it is logged), or undefined to process the record.
+   * Says from the raw record (headers, key, the value as its format reads it, unvalidated) that it is not
+   * this consumer's at all, e.g. another event type on a shared topic: acked, nothing written. It runs
+   * before the dedup key is looked for and before the schema, so such a record is never quarantined for
+   * lacking your id or failing your schema. Return a short fixed reason (it is logged), or undefined to
+   * process the record. To pass over a valid event of your own, the effect returns `{ kind: 'skip' }`.
    * @default - every record is this consumer's
    */
   readonly skip?: (record: DecodedRecord) => string | undefined;
@@ -73,13 +78,20 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
   readonly settings?: Partial<HandlerSettings>;
   /** @default a client with the settings of lambdas/core/dynamodb-client-config.ts */
   readonly dynamoDb?: DynamoDBClient;
-  /** @default the system clock */
-  readonly clock?: Clock;
   /** @default a Powertools Logger named after the consumer */
   readonly logger?: Logger;
   /** @default Powertools Metrics, namespace POWERTOOLS_METRICS_NAMESPACE or `MskInbox`, dimension service */
   readonly metrics?: Metrics;
-  /** Another observer of each batch's outcomes (tests read them through it). */
+}
+
+/**
+ * What tests, the soak and the poison harness add to a consumer, through createObservedInboxConsumer:
+ * not in the public options, because a deployed consumer has no use for either.
+ */
+export interface InboxConsumerHooks {
+  /** Time for leases, TTLs and the completed-key cache, so a test can move it. @default the system clock */
+  readonly clock?: Clock;
+  /** Another observer of each batch's outcomes, besides the logs and metrics. */
   readonly observe?: BatchTelemetry;
 }
 
@@ -89,9 +101,17 @@ export type InboxConsumerHandler = (event: unknown, context: Context) => Promise
 export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
   options: InboxConsumerOptions<Schema>,
 ): InboxConsumerHandler {
+  return createObservedInboxConsumer(options, {});
+}
+
+/** createInboxConsumer with the hooks of tests and harnesses; index.ts does not export it. */
+export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
+  options: InboxConsumerOptions<Schema>,
+  hooks: InboxConsumerHooks,
+): InboxConsumerHandler {
   const valueFormat = options.valueFormat ?? JSON_VALUES;
   const config = inboxConfigOf(options.settings, valueFormat);
-  const clock = options.clock ?? systemClock;
+  const clock = hooks.clock ?? systemClock;
   const logger = options.logger ?? new Logger({ serviceName: config.consumerName });
   const metrics =
     options.metrics ??
@@ -100,7 +120,7 @@ export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined 
       serviceName: config.consumerName,
     });
   const dynamoDb = options.dynamoDb ?? new DynamoDBClient(dynamoDbClientConfig(config));
-  const telemetry = fanOut(powertoolsTelemetry(logger, metrics), options.observe);
+  const telemetry = fanOut(powertoolsTelemetry(logger, metrics), hooks.observe);
   const processBatch = createKafkaBatchHandler({
     ...config,
     store: new CachingInboxStore({
@@ -149,7 +169,7 @@ export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
 ): Effect {
   return async ({ record, dedupKey }) => {
     const event = await validated(record, options.schema);
-    if (!event.ok) return { kind: 'reject', reason: event.reason, message: event.message };
+    if (!event.ok) throw new EffectRejectedError(event.reason, event.message);
     return options.effect({ event: event.value as never, record, dedupKey });
   };
 }

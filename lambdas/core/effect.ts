@@ -27,22 +27,30 @@ export interface Lease {
   readonly leaseUntilMs: number;
 }
 
+/**
+ * What the effect decides for a record. A record that can never succeed is not a plan: the effect (or a
+ * `call`'s `run`, however deep) throws EffectRejectedError, and the record is quarantined.
+ */
 export type EffectPlan =
   /** Transactional mode: the inbox row (COMPLETED) and these writes in one TransactWriteItems. */
   | { readonly kind: 'transact'; readonly writes: readonly EffectWrite[] }
   /** Side-effect mode: claim a lease, run, then complete (or release on failure), fenced by the lease token. */
   | { readonly kind: 'call'; readonly run: (lease: Lease) => Promise<void> }
-  /** Not for this consumer: acked, nothing written. */
-  | { readonly kind: 'skip'; readonly reason: string }
-  /** Can never succeed (schema, business rule): quarantined with the raw record. */
-  | { readonly kind: 'reject'; readonly reason: string; readonly message: string };
+  /**
+   * Not for this consumer, judged on the validated event: acked, nothing written. (The `skip` option
+   * judges the raw record, before the dedup key and the schema.)
+   */
+  | { readonly kind: 'skip'; readonly reason: string };
 
 export interface EffectInput {
   readonly record: DecodedRecord;
   readonly dedupKey: string;
 }
 
-/** Decides a record's effect. Throwing means a bug or a transient fault: the record is retried. */
+/**
+ * Decides a record's effect. Throwing EffectRejectedError quarantines the record; throwing anything else
+ * means a bug or a transient fault: the record is retried.
+ */
 export type Effect = (input: EffectInput) => EffectPlan | Promise<EffectPlan>;
 
 /** DynamoDB allows 100 actions per transaction; one is the inbox row. */

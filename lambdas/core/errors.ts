@@ -37,8 +37,9 @@ export class InboxStoreError extends InboxError {
 export class UnreportableRecordError extends InboxError {}
 
 /**
- * Thrown by a side-effect to say the record can never succeed (a business rule rejected it):
- * the record is quarantined instead of retried.
+ * The one way to say a record can never succeed (a business rule, a downstream service refusing it for
+ * good): thrown by the effect, or by a side-effect's `run` however deep in the code it calls. The record
+ * is quarantined under `reason` (keep it short and fixed: it is a metric's and a row's) instead of retried.
  */
 export class EffectRejectedError extends InboxError {
   readonly reason: string;

@@ -1,12 +1,13 @@
 /**
- * A record's way to its plan, before anything is committed: undecodable, skipped, keyless and effect
- * rejections settle here; copies of a key seen earlier in the batch are resolved against the first copy;
+ * A record's way to its plan, before anything is committed: undecodable, skipped, keyless and rejected
+ * records (EffectRejectedError from the effect) settle here; copies of a key seen earlier in the batch are resolved against the first copy;
  * a transactional plan comes back as a commit for the group (group-commit.ts) to send.
  */
 import type { BatchProcessorOptions, BatchState, FirstCopy } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import { deriveDedupKey } from './dedup-key.js';
-import { type EffectWrite, MAX_EFFECT_WRITES } from './effect.js';
+import { type EffectPlan, type EffectWrite, MAX_EFFECT_WRITES } from './effect.js';
+import { EffectRejectedError } from './errors.js';
 import type { InboxEntry } from './inbox-store.js';
 import { isApplied, isReported, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
@@ -115,12 +116,16 @@ async function planned(
     // A redelivery of a key this container saw completed: no plan, no group, no request.
     const known = options.store.knownDuplicate?.(entry);
     if (known) return settled(await rowConflictOutcome(record, known, dedupKey, options));
-    const plan = await options.effect({ record, dedupKey });
+    let plan: EffectPlan;
+    try {
+      plan = await options.effect({ record, dedupKey });
+    } catch (error) {
+      if (!(error instanceof EffectRejectedError)) throw error;
+      return alone(record, () => quarantine(record, options, error.reason, error.message), settle);
+    }
     switch (plan.kind) {
       case 'skip':
         return settled(outcome(record, 'skipped', { reason: plan.reason, dedupKey }));
-      case 'reject':
-        return alone(record, () => quarantine(record, options, plan.reason, plan.message), settle);
       case 'transact':
         if (plan.writes.length > MAX_EFFECT_WRITES) {
           // The same record always asks for as many: retrying cannot help.

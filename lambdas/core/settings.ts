@@ -1,8 +1,9 @@
 /**
  * Every setting of the handler, described once: its environment variable, type, default, bounds and
- * meaning. The env reader (config.ts), the KafkaConsumer construct's typed `settings` prop and its
- * synth-time checks, and the README's settings table all come from this table (a test compares the
- * README with it).
+ * meaning, and the KafkaConsumer prop that carries it if one does. One function (checkSettings) judges a
+ * set of them for the env reader (config.ts) and for the construct at synth (lib/settings-prop.ts); the
+ * construct's `settings` prop is typed from this table (TunableSettings), and the README's settings table
+ * is written from it (a test compares them).
  */
 import { DEFAULT_DEDUP_KEY_POLICY } from './dedup-key.js';
 import { CONSUMER_NAME_PATTERN, DEFAULT_DEDUP_TTL_SECONDS } from './inbox-rows.js';
@@ -12,8 +13,11 @@ interface Common {
   readonly env: string;
   /** One sentence for the README. */
   readonly meaning: string;
-  /** Set by the KafkaConsumer construct from its own props, not through `settings`. */
-  readonly setByConstruct?: true;
+  /**
+   * The KafkaConsumer prop that carries it: the construct sets it, so its `settings` prop may not
+   * (TunableSettings leaves it out, synth refuses it from JavaScript).
+   */
+  readonly prop?: string;
 }
 
 export type SettingDefinition = Common &
@@ -32,7 +36,7 @@ export const HANDLER_SETTINGS = {
   inboxTableName: {
     env: 'INBOX_TABLE_NAME',
     kind: 'text',
-    setByConstruct: true,
+    prop: 'inboxTable',
     meaning: 'the inbox table: partition key `pk` (S), TTL attribute `expires_at`',
   },
   consumerName: {
@@ -40,12 +44,13 @@ export const HANDLER_SETTINGS = {
     kind: 'text',
     pattern: CONSUMER_NAME_PATTERN,
     patternHint: 'must be 1-64 letters, digits, dots, dashes or underscores',
-    setByConstruct: true,
+    prop: 'consumerName',
     meaning: 'scopes inbox rows: `pk = "<CONSUMER_NAME>#<event_id>"`; 1-64 of `[A-Za-z0-9_.-]`',
   },
   dedupTtlSeconds: {
     env: 'DEDUP_TTL_SECONDS',
     kind: 'integer',
+    prop: 'dedupTtl',
     default: DEFAULT_DEDUP_TTL_SECONDS,
     // Lambda's Kafka ESM never redelivers a record older than its maximum record age, at most 7 days.
     min: 60,
@@ -76,6 +81,7 @@ export const HANDLER_SETTINGS = {
   deadlineMarginMs: {
     env: 'DEADLINE_MARGIN_MS',
     kind: 'integer',
+    prop: 'deadlineMargin',
     default: 3_000,
     min: 0,
     max: 600_000,
@@ -92,6 +98,7 @@ export const HANDLER_SETTINGS = {
   partitionConcurrency: {
     env: 'PARTITION_CONCURRENCY',
     kind: 'integer',
+    prop: 'partitionConcurrency',
     default: 8,
     min: 1,
     max: 256,
@@ -158,49 +165,88 @@ type ValueOf<D> = D extends { readonly kind: 'integer' }
 /** Every setting, resolved. */
 export type HandlerSettings = { readonly [K in SettingName]: ValueOf<(typeof HANDLER_SETTINGS)[K]> };
 
-/** What a team may set in code (the construct's `settings` prop): those the construct does not set itself. */
+/** The settings a KafkaConsumer prop carries (`prop` in the table), which its `settings` prop may not set. */
+type CarriedByProp = {
+  [K in SettingName]: (typeof HANDLER_SETTINGS)[K] extends { readonly prop: string } ? K : never;
+}[SettingName];
+
+/** What a team may set through the construct's `settings` prop: every setting no typed prop carries. */
 export type TunableSettings = {
-  readonly [K in SettingName as (typeof HANDLER_SETTINGS)[K] extends { readonly setByConstruct: true }
-    ? never
-    : K]?: ValueOf<(typeof HANDLER_SETTINGS)[K]>;
+  readonly [K in Exclude<SettingName, CarriedByProp>]?: ValueOf<(typeof HANDLER_SETTINGS)[K]>;
 };
 
 /**
- * Checks one value against its definition; undefined when it is good. Text comes from the environment;
- * a number or text from code (the construct).
+ * How a caller names a setting in a problem, in its own vocabulary: the handler by its variable
+ * (the default), the construct by its prop.
  */
-export function settingProblem(name: SettingName, value: string | number): string | undefined {
-  const definition: SettingDefinition = HANDLER_SETTINGS[name];
-  const shown = `${definition.env} "${value}"`;
+export type SettingNaming = (name: SettingName) => string;
+
+const byVariable: SettingNaming = (name) => HANDLER_SETTINGS[name].env;
+
+/**
+ * The one check of a set of settings, whoever gives them: each value against its definition (bounds,
+ * pattern, choices), a required one missing, and the rules between settings. A value is read as the handler
+ * reads its variable: as text, trimmed, empty meaning absent. Returns the settings the handler would run
+ * with (a bad or absent value gives way to its default) and every problem, each setting named by `naming`.
+ */
+export function checkSettings(
+  given: Readonly<Partial<Record<SettingName, string | number>>>,
+  naming: SettingNaming = byVariable,
+): { readonly settings: HandlerSettings; readonly problems: readonly string[] } {
+  const values: Record<string, string | number> = {};
+  const problems: string[] = [];
+  const explicitlySet = new Set<SettingName>();
+  for (const [name, definition] of Object.entries(HANDLER_SETTINGS) as [SettingName, SettingDefinition][]) {
+    const text = String(given[name] ?? '').trim();
+    const fallback = 'default' in definition ? definition.default : undefined;
+    if (text === '') {
+      if (fallback === undefined) problems.push(`${naming(name)} is required`);
+      values[name] = fallback ?? '';
+      continue;
+    }
+    explicitlySet.add(name);
+    const problem = valueProblem(definition, text);
+    if (problem !== undefined) problems.push(`${naming(name)} "${text}" ${problem}`);
+    values[name] =
+      problem !== undefined ? (fallback ?? text) : definition.kind === 'integer' ? Number(text) : text;
+  }
+  const settings = values as unknown as HandlerSettings;
+  return { settings, problems: [...problems, ...crossSettingProblems(settings, explicitlySet, naming)] };
+}
+
+/** What is wrong with one value (text, trimmed, not empty) for its definition; undefined when nothing is. */
+function valueProblem(definition: SettingDefinition, text: string): string | undefined {
   switch (definition.kind) {
     case 'integer': {
-      const number = typeof value === 'number' ? value : Number(value);
+      const number = Number(text);
       return Number.isSafeInteger(number) && number >= definition.min && number <= definition.max
         ? undefined
-        : `${shown} must be a whole number from ${definition.min} to ${definition.max}`;
+        : `must be a whole number from ${definition.min} to ${definition.max}`;
     }
     case 'choice':
-      return definition.choices.includes(String(value))
+      return definition.choices.includes(text)
         ? undefined
-        : `${shown} must be one of: ${definition.choices.join(', ')}`;
+        : `must be one of: ${definition.choices.join(', ')}`;
     case 'text':
-      if (String(value).trim() === '') return `${definition.env} is required`;
-      return definition.pattern && !definition.pattern.test(String(value))
-        ? `${shown} ${definition.patternHint ?? `must match ${definition.pattern}`}`
+      return definition.pattern && !definition.pattern.test(text)
+        ? (definition.patternHint ?? `must match ${definition.pattern}`)
         : undefined;
   }
 }
 
-/** The rules between settings; each problem names the variables. */
-export function crossSettingProblems(
+/** The rules between settings. */
+function crossSettingProblems(
   settings: HandlerSettings,
   explicitlySet: ReadonlySet<SettingName>,
+  naming: SettingNaming,
 ): string[] {
   if (
     settings.ordering === 'partition' &&
     (explicitlySet.has('keySource') || explicitlySet.has('keyConcurrency'))
   ) {
-    return ['KEY_SOURCE and KEY_CONCURRENCY apply only with ORDERING=key'];
+    return [
+      `${naming('keySource')} and ${naming('keyConcurrency')} apply only when ${naming('ordering')} is key`,
+    ];
   }
   return [];
 }
@@ -210,30 +256,12 @@ export function readHandlerSettings(env: Readonly<Record<string, string | undefi
   readonly settings: HandlerSettings;
   readonly problems: readonly string[];
 } {
-  const values: Record<string, string | number> = {};
-  const problems: string[] = [];
-  const explicitlySet = new Set<SettingName>();
-  for (const [name, definition] of Object.entries(HANDLER_SETTINGS) as [SettingName, SettingDefinition][]) {
-    const raw = env[definition.env]?.trim();
-    const fallback = 'default' in definition ? definition.default : undefined;
-    if (raw === undefined || raw === '') {
-      if (fallback === undefined) problems.push(`${definition.env} is required`);
-      values[name] = fallback ?? '';
-      continue;
-    }
-    explicitlySet.add(name);
-    const problem = settingProblem(name, raw);
-    if (problem) {
-      problems.push(problem);
-      values[name] = fallback ?? raw;
-      continue;
-    }
-    values[name] = definition.kind === 'integer' ? Number(raw) : raw;
+  const given: Partial<Record<SettingName, string>> = {};
+  for (const name of Object.keys(HANDLER_SETTINGS) as SettingName[]) {
+    given[name] = env[HANDLER_SETTINGS[name].env];
   }
-  const settings = values as unknown as HandlerSettings;
-  return { settings, problems: [...problems, ...crossSettingProblems(settings, explicitlySet)] };
+  return checkSettings(given);
 }
-
 /** The environment variables that carry these settings to the handler. */
 export function settingsEnvironment(settings: Partial<HandlerSettings>): Record<string, string> {
   const environment: Record<string, string> = {};

@@ -1,12 +1,13 @@
 /**
- * The sample order consumer's deployed handler chain (createInboxConsumer) on given tables, as the poison
- * promise checks it: outcomes read through its telemetry, state read back from DynamoDB.
+ * The harness's orders consumer (local/orders/) in its deployed handler chain (createInboxConsumer, here
+ * through createObservedInboxConsumer) on given tables, as the poison promise checks it: outcomes read
+ * through its telemetry, state read back from DynamoDB.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import { quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
-import { createInboxConsumer } from '../../lambdas/core/index.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { ValueFormat } from '../../lambdas/core/value-format.js';
@@ -27,19 +28,23 @@ export function orderConsumerUnderTest(
   valueFormat?: ValueFormat,
 ): ConsumerUnderTest {
   let outcomes: readonly RecordOutcome[] = [];
-  const handler = createInboxConsumer({
-    ...orderConsumer(tables.appTableName),
-    ...(valueFormat === undefined ? {} : { valueFormat }),
-    settings: { inboxTableName: tables.inboxTableName, consumerName },
-    dynamoDb: tables.client,
-    logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),
-    observe: {
-      batchProcessed: (_summary, batch) => {
-        outcomes = batch;
+  const handler = createObservedInboxConsumer(
+    {
+      ...orderConsumer(tables.appTableName),
+      ...(valueFormat === undefined ? {} : { valueFormat }),
+      settings: { inboxTableName: tables.inboxTableName, consumerName },
+      dynamoDb: tables.client,
+      logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),
+    },
+    {
+      observe: {
+        batchProcessed: (_summary, batch) => {
+          outcomes = batch;
+        },
       },
     },
-  });
+  );
   let request = 0;
   const context = () => {
     request += 1;

@@ -1,13 +1,14 @@
 /**
- * The consumer under test: the sample's order consumer (sample/order-consumer/order-placed.ts) in the
- * handler chain exactly as its Lambda entry builds it once per container (createInboxConsumer), in
- * transactional mode as deployed, and in side-effect mode with an effect that calls a recording fake of
- * an external service (external-ledger.ts).
+ * The consumer under test: the orders consumer's handler chain exactly as its Lambda entry builds it once
+ * per container (createInboxConsumer, here through createObservedInboxConsumer for the soak's clock and
+ * outcomes), in transactional mode as deployed, and in side-effect mode with an
+ * effect that calls a recording fake of an external service (external-ledger.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import type { EffectPlan } from '../../lambdas/core/effect.js';
-import { createInboxConsumer, type InboxEffectInput } from '../../lambdas/core/index.js';
+import type { InboxEffectInput } from '../../lambdas/core/index.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
 import { type OrderPlaced, orderConsumer } from '../../sample/order-consumer/order-placed.js';
@@ -40,16 +41,20 @@ function settings(state: RunState): Partial<HandlerSettings> {
  */
 export function newContainer(state: RunState): Invoke {
   const consumer = orderConsumer(state.target.appTableName);
-  const handler = createInboxConsumer({
-    ...consumer,
-    ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
-    settings: settings(state),
-    dynamoDb: state.client,
-    clock: attemptClock(state.time),
-    logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
-    observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
-  });
+  const handler = createObservedInboxConsumer(
+    {
+      ...consumer,
+      ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
+      settings: settings(state),
+      dynamoDb: state.client,
+      logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
+    },
+    {
+      clock: attemptClock(state.time),
+      observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
+    },
+  );
   if (state.mutation === 'ack-everything') {
     return async (event, context) => {
       await handler(event, context);

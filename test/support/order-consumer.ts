@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { BatchSummary } from '../../lambdas/core/batch-summary.js';
-import { createInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
+import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
@@ -24,7 +24,8 @@ export interface OrderConsumerUnderTest {
 
 /**
  * The order consumer (the sample's schema, skip and effect: sample/order-consumer/order-placed.ts, which
- * the harness builds on too) built by createInboxConsumer, as its Lambda entry builds it, on the given tables.
+ * the harness builds on too) built as its Lambda entry builds it (createInboxConsumer, here through createObservedInboxConsumer with
+ * the test's clock and observer), on the given tables.
  */
 export function orderConsumer(
   tables: TestTables,
@@ -41,20 +42,24 @@ export function orderConsumer(
   const metrics = new Metrics({ namespace: 'MskInboxTest', serviceName: CONSUMER });
   let outcomes: readonly RecordOutcome[] = [];
   let summary: BatchSummary | undefined;
-  const handler = createInboxConsumer({
-    ...orderPlaced.orderConsumer(tables.appTableName),
-    settings: { inboxTableName: tables.inboxTableName, consumerName: CONSUMER, ...options.settings },
-    dynamoDb: options.dynamoDb ?? tables.client,
-    clock,
-    logger: options.logger ?? new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
-    metrics,
-    observe: {
-      batchProcessed(batchSummary, batchOutcomes) {
-        summary = batchSummary;
-        outcomes = batchOutcomes;
+  const handler = createObservedInboxConsumer(
+    {
+      ...orderPlaced.orderConsumer(tables.appTableName),
+      settings: { inboxTableName: tables.inboxTableName, consumerName: CONSUMER, ...options.settings },
+      dynamoDb: options.dynamoDb ?? tables.client,
+      logger: options.logger ?? new Logger({ serviceName: CONSUMER, logLevel: 'SILENT' }),
+      metrics,
+    },
+    {
+      clock,
+      observe: {
+        batchProcessed(batchSummary, batchOutcomes) {
+          summary = batchSummary;
+          outcomes = batchOutcomes;
+        },
       },
     },
-  });
+  );
   return {
     clock,
     metrics,

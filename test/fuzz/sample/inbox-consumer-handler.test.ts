@@ -1,14 +1,15 @@
 /**
- * Fuzzing the order consumer's deployed handler chain (createInboxConsumer, through middy) against DynamoDB Local
- * with events no producer should send (test/fuzz/support/malformed-events.ts). The engine's handler gets
- * many more cases on the in-memory store in test/fuzz/core/kafka-batch-handler.test.ts.
+ * Fuzzing the order consumer's deployed handler chain (createInboxConsumer, through middy; built here by
+ * createObservedInboxConsumer) against DynamoDB Local with events no producer should send
+ * (test/fuzz/support/malformed-events.ts). The engine's handler gets many more cases on the in-memory
+ * store in test/fuzz/core/kafka-batch-handler.test.ts.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
+import { createObservedInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import { InvalidEventError } from '../../../lambdas/core/errors.js';
 import { dedupRowKey, quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchResponse } from '../../../lambdas/core/kafka-event.js';
@@ -57,19 +58,23 @@ function fixture(refuse: (pk: string) => boolean = () => false): Fixture {
   const client = journaledClient(writes, refuse);
   const clock = new ManualClock();
   let observed: readonly RecordOutcome[] = [];
-  const handler = createInboxConsumer({
-    ...orderConsumer(tables.appTableName),
-    settings: { inboxTableName: tables.inboxTableName, consumerName: consumer },
-    dynamoDb: client,
-    clock,
-    logger: new Logger({ serviceName: consumer, logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'MskInboxFuzz', serviceName: consumer }),
-    observe: {
-      batchProcessed: (_summary, outcomes) => {
-        observed = outcomes;
+  const handler = createObservedInboxConsumer(
+    {
+      ...orderConsumer(tables.appTableName),
+      settings: { inboxTableName: tables.inboxTableName, consumerName: consumer },
+      dynamoDb: client,
+      logger: new Logger({ serviceName: consumer, logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'MskInboxFuzz', serviceName: consumer }),
+    },
+    {
+      clock,
+      observe: {
+        batchProcessed: (_summary, outcomes) => {
+          observed = outcomes;
+        },
       },
     },
-  });
+  );
   return {
     consumer,
     writes,

@@ -1,11 +1,13 @@
 /**
- * The front door, against DynamoDB Local: a consumer written with createInboxConsumer alone (the public
- * entry), a Standard Schema (zod) and an effect.
+ * The front door, against DynamoDB Local: a consumer written with the public entry's options alone, a
+ * Standard Schema (zod) and an effect, built through createObservedInboxConsumer for the test's clock and
+ * outcomes.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createObservedInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import {
   ConfigError,
   createInboxConsumer,
@@ -30,18 +32,22 @@ function consumer<S extends StandardSchemaV1 | undefined>(
 ) {
   let outcomes: readonly RecordOutcome[] = [];
   const clock = new ManualClock();
-  const handler = createInboxConsumer({
-    ...options,
-    settings: { inboxTableName: tables.inboxTableName, consumerName: name },
-    dynamoDb: tables.client,
-    clock,
-    logger: new Logger({ logLevel: 'SILENT' }),
-    observe: {
-      batchProcessed: (_summary, batch) => {
-        outcomes = batch;
+  const handler = createObservedInboxConsumer(
+    {
+      ...options,
+      settings: { inboxTableName: tables.inboxTableName, consumerName: name },
+      dynamoDb: tables.client,
+      logger: new Logger({ logLevel: 'SILENT' }),
+    },
+    {
+      clock,
+      observe: {
+        batchProcessed: (_summary, batch) => {
+          outcomes = batch;
+        },
       },
     },
-  });
+  );
   return {
     invoke: (event: unknown) => handler(event, lambdaContext(clock, 60_000)),
     outcomes: () => outcomes.map((o) => `${o.offset} ${o.status}${o.reason ? ` ${o.reason}` : ''}`),

@@ -7,8 +7,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import avro from 'avsc';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createObservedInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
-import { createInboxConsumer, type RecordOutcome, type ValueFormat } from '../../../lambdas/core/index.js';
+import type { RecordOutcome, ValueFormat } from '../../../lambdas/core/index.js';
 import { protobufValues } from '../../../lambdas/protobuf/protobuf-values.js';
 import { encodeAvroOrder, orderAvroValues } from '../../../local/orders/order-avro.js';
 import { confluentFrame, glueFrame } from '../../../local/schema-registry/wire-frames.js';
@@ -43,15 +44,16 @@ interface Order {
 function container(consumerName: string, valueFormat: ValueFormat | undefined) {
   let outcomes: readonly RecordOutcome[] = [];
   const clock = new ManualClock();
-  const handler = createInboxConsumer({
-    ...orderConsumer(tables.appTableName),
-    ...(valueFormat ? { valueFormat } : {}),
-    settings: { inboxTableName: tables.inboxTableName, consumerName },
-    dynamoDb: tables.client,
-    clock,
-    logger: new Logger({ logLevel: 'SILENT' }),
-    observe: { batchProcessed: (_summary, batch) => (outcomes = batch) },
-  } as Parameters<typeof createInboxConsumer>[0]);
+  const handler = createObservedInboxConsumer(
+    {
+      ...orderConsumer(tables.appTableName),
+      ...(valueFormat ? { valueFormat } : {}),
+      settings: { inboxTableName: tables.inboxTableName, consumerName },
+      dynamoDb: tables.client,
+      logger: new Logger({ logLevel: 'SILENT' }),
+    } as Parameters<typeof createObservedInboxConsumer>[0],
+    { clock, observe: { batchProcessed: (_summary, batch) => (outcomes = batch) } },
+  );
   return {
     async invoke(event: unknown) {
       const response = await handler(event, lambdaContext(clock, 60_000));

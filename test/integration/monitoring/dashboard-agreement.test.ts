@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
+import { createObservedInboxConsumer } from '../../../lambdas/core/create-inbox-consumer.js';
 import type { Effect } from '../../../lambdas/core/effect.js';
 import {
   BATCH_METRICS,
@@ -111,17 +111,15 @@ function deployedEnvironment(dashboard: SampleDashboard, tables: TestTables): Re
 async function emfOfEveryOutcome(tables: TestTables): Promise<string> {
   const clock = new ManualClock();
   const appTableName = process.env.APP_TABLE_NAME ?? '';
-  const sample = createInboxConsumer({
-    ...orderConsumer(appTableName),
-    dynamoDb: tables.client,
-    clock,
-  });
+  const sample = createObservedInboxConsumer(
+    { ...orderConsumer(appTableName), dynamoDb: tables.client },
+    { clock },
+  );
   let sideEffect: Effect = () => ({ kind: 'call', run: async () => undefined });
-  const calls = createInboxConsumer({
-    effect: (input) => sideEffect(input),
-    dynamoDb: tables.client,
-    clock,
-  });
+  const calls = createObservedInboxConsumer(
+    { effect: (input) => sideEffect(input), dynamoDb: tables.client },
+    { clock },
+  );
   const printed: string[] = [];
   const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
     printed.push(String(chunk));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type BatchProcessorOptions, processBatch } from '../../../lambdas/core/batch-processor.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import type { Effect } from '../../../lambdas/core/effect.js';
-import { InboxStoreError } from '../../../lambdas/core/errors.js';
+import { EffectRejectedError, InboxStoreError } from '../../../lambdas/core/errors.js';
 import { mapConcurrently } from '../../../lambdas/core/map-concurrently.js';
 import { ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, type RecordSpec } from '../../support/kafka-events.js';
@@ -138,6 +138,25 @@ describe('processBatch', () => {
     expect(outcomes).toMatchObject([
       { status: 'failed', reason: 'TypeError', detail: 'bug in the effect' },
       { status: 'blocked' },
+    ]);
+  });
+
+  it('quarantines a record whose effect throws EffectRejectedError, from however deep, and goes on', async () => {
+    const chargeCard = (): never => {
+      throw new EffectRejectedError('card-declined', 'the card was declined');
+    };
+    const { store, run } = setup({
+      effect: ({ dedupKey }) => (dedupKey === 'a' ? chargeCard() : { kind: 'transact', writes: [] }),
+    });
+
+    const outcomes = await run([rec(1, 'a'), rec(2, 'b')]);
+
+    expect(outcomes).toMatchObject([
+      { status: 'quarantined', reason: 'card-declined', detail: 'the card was declined' },
+      { status: 'processed' },
+    ]);
+    expect(store.calls.filter((call) => call.operation !== 'quarantine').map((call) => call.key)).toEqual([
+      'b',
     ]);
   });
 

@@ -10,7 +10,7 @@ import { toBatchResponse } from '../../../lambdas/core/batch-response.js';
 import type { Clock } from '../../../lambdas/core/clock.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import type { Effect, EffectWrite } from '../../../lambdas/core/effect.js';
-import { InboxStoreError } from '../../../lambdas/core/errors.js';
+import { EffectRejectedError, InboxStoreError } from '../../../lambdas/core/errors.js';
 import type { CommitGroupOptions, CommitMember, CommitResult } from '../../../lambdas/core/inbox-store.js';
 import type { RecordOutcome } from '../../../lambdas/core/outcome.js';
 import { ManualClock } from '../../support/clocks.js';
@@ -42,7 +42,7 @@ class GroupRecordingStore extends MemoryInboxStore {
 /** An order: its own order item, and an update of its account (the item records of one account share). */
 const orderEffect: Effect = ({ record }) => {
   const json = record.json;
-  if (!json.ok) return { kind: 'reject', reason: 'invalid-event', message: 'not JSON' };
+  if (!json.ok) throw new EffectRejectedError('invalid-event', 'not JSON');
   const value = (json.ok ? json.value : {}) as { account?: string; writes?: number; closed?: boolean };
   const writes: EffectWrite[] = [
     { Put: { TableName: APP, Item: { pk: `order#${record.partition}-${record.offset}` } } },

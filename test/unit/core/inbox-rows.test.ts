@@ -33,7 +33,8 @@ describe('the inbox table row kinds', () => {
 
   it("keeps every operator row under the consumer's row prefix, and no dedup row there", () => {
     const { dedup, ...operatorRows } = keys;
-    for (const pk of Object.values(operatorRows)) expect(pk.startsWith(consumerRowPrefix('orders'))).toBe(true);
+    for (const pk of Object.values(operatorRows))
+      expect(pk.startsWith(consumerRowPrefix('orders'))).toBe(true);
     // A dedup key spelled like an operator row stays a dedup row: it follows `<consumer>#`.
     const lookalike = dedupRowKey('orders', '!quarantine#orders-0@7');
     expect(lookalike.startsWith(consumerRowPrefix('orders'))).toBe(false);

@@ -95,7 +95,7 @@ describe('ordering and cache variables', () => {
       'KEY_CONCURRENCY "0" must be a whole number from 1 to 1000',
     ]);
     expect(problems({ KEY_SOURCE: 'kafka-key' })).toEqual([
-      'KEY_SOURCE and KEY_CONCURRENCY apply only with ORDERING=key',
+      'KEY_SOURCE and KEY_CONCURRENCY apply only when ORDERING is key',
     ]);
     expect(() => readOrderConsumerConfig({ ...required, KEY_CONCURRENCY: '4' })).toThrow(ConfigError);
   });

@@ -9,8 +9,9 @@ import { HANDLER_SETTINGS, type SettingDefinition } from '../../../lambdas/core/
 import { PROJECT_ROOT } from '../../../local/project-paths.js';
 
 function defaultOf(definition: SettingDefinition): string {
-  if (definition.setByConstruct) return 'required (the construct sets it)';
-  if (!('default' in definition) || definition.default === undefined) return 'required';
+  if (!('default' in definition) || definition.default === undefined) {
+    return definition.prop === undefined ? 'required' : 'required (the construct sets it)';
+  }
   return definition.kind === 'integer' ? String(definition.default) : `\`${definition.default}\``;
 }
 

@@ -73,17 +73,20 @@ describe('the sample consumer (schema, then effect)', () => {
   });
 
   it('rejects as invalid-event when the value is not JSON, fails the schema or disagrees with the header', async () => {
-    expect(await effect({ record: decode({ value: 'nope' }), dedupKey: 'e1' })).toMatchObject({
-      kind: 'reject',
+    await expect(effect({ record: decode({ value: 'nope' }), dedupKey: 'e1' })).rejects.toMatchObject({
+      name: 'EffectRejectedError',
       reason: 'invalid-event',
     });
-    expect(await effect({ record: decode({ value: { ...order, amount: -1 } }), dedupKey: 'e1' })).toEqual({
-      kind: 'reject',
+    await expect(
+      effect({ record: decode({ value: { ...order, amount: -1 } }), dedupKey: 'e1' }),
+    ).rejects.toMatchObject({
+      name: 'EffectRejectedError',
       reason: 'invalid-event',
       message: 'invalid at amount',
     });
-    expect(await effect({ record: decode({ value: order }), dedupKey: 'another' })).toMatchObject({
-      kind: 'reject',
+    await expect(effect({ record: decode({ value: order }), dedupKey: 'another' })).rejects.toMatchObject({
+      name: 'EffectRejectedError',
+      reason: 'invalid-event',
       message: 'event_id in the value differs from the event_id header',
     });
   });
