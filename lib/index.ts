@@ -4,7 +4,11 @@
  *   const consumer = new KafkaConsumer(stack, 'Payments', { consumerName, source, topic, consumerGroupId, inboxTable: inbox, entry });
  *   new ConsumerMonitoring(stack, 'Monitoring', { consumer, tables: { inbox: inbox.table } });
  */
-export { ConsumerMonitoring, type ConsumerMonitoringProps } from './consumer-monitoring.js';
+export {
+  type ConsumerAlarms,
+  ConsumerMonitoring,
+  type ConsumerMonitoringProps,
+} from './consumer-monitoring.js';
 export { InboxTable, type InboxTableProps } from './inbox-table.js';
 export {
   type ConfluentSchemaRegistry,
@@ -20,6 +24,7 @@ export {
   type KafkaSource,
   type MskSource,
   type ProvisionedPollers,
+  type RegistryCommon,
   type SchemaRegistry,
   type SchemaValidationAttribute,
   type SelfManagedKafkaSource,

@@ -36,6 +36,7 @@ export type {
   ConfluentSchemaRegistry,
   EventRecordFormat,
   GlueSchemaRegistry,
+  RegistryCommon,
   SchemaRegistry,
   SchemaValidationAttribute,
 } from './schema-registry.js';

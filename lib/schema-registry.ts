@@ -13,7 +13,7 @@ export type EventRecordFormat = 'JSON' | 'SOURCE';
 /** The record attributes the registry validates (and, with JSON, converts). */
 export type SchemaValidationAttribute = 'KEY' | 'VALUE';
 
-interface RegistryCommon {
+export interface RegistryCommon {
   /** @default 'JSON' */
   readonly eventRecordFormat?: EventRecordFormat;
   /**

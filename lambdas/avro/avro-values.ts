@@ -89,3 +89,8 @@ function avroErrorKind(error: unknown): string {
   if (/trailing data/.test(message)) return 'bytes left after the record';
   return 'the bytes do not fit the schema';
 }
+
+// The types its options and result name, so a consumer importing only this entry can name them too.
+export type { DecodeBudget } from '../core/decode-budget.js';
+export type { ParsedValue, SchemaMetadata, ValueFormat } from '../core/value-format.js';
+export type { Framing } from '../core/wire-format.js';

@@ -4,21 +4,28 @@
  */
 import type { DecodedRecord } from './decode-event.js';
 
-interface WriteTarget {
+/** What every action of an effect's transaction names: its table and, optionally, a condition. */
+export interface EffectWriteTarget {
   readonly TableName: string;
   readonly ConditionExpression?: string;
   readonly ExpressionAttributeNames?: Readonly<Record<string, string>>;
   readonly ExpressionAttributeValues?: Readonly<Record<string, unknown>>;
 }
 
-type Key = Readonly<Record<string, unknown>>;
+/** An item's key, in the DocumentClient's shape (plain values). */
+export type ItemKey = Readonly<Record<string, unknown>>;
 
 /** One action of TransactWriteItems, committed atomically with the inbox row. */
 export type EffectWrite =
-  | { readonly Put: WriteTarget & { readonly Item: Readonly<Record<string, unknown>> } }
-  | { readonly Update: WriteTarget & { readonly Key: Key; readonly UpdateExpression: string } }
-  | { readonly Delete: WriteTarget & { readonly Key: Key } }
-  | { readonly ConditionCheck: WriteTarget & { readonly Key: Key; readonly ConditionExpression: string } };
+  | { readonly Put: EffectWriteTarget & { readonly Item: Readonly<Record<string, unknown>> } }
+  | { readonly Update: EffectWriteTarget & { readonly Key: ItemKey; readonly UpdateExpression: string } }
+  | { readonly Delete: EffectWriteTarget & { readonly Key: ItemKey } }
+  | {
+      readonly ConditionCheck: EffectWriteTarget & {
+        readonly Key: ItemKey;
+        readonly ConditionExpression: string;
+      };
+    };
 
 /** The lease a side-effect runs under; `leaseUntilMs` is when another attempt may take over. */
 export interface Lease {

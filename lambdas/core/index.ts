@@ -4,19 +4,34 @@
  * (`msk-inbox/avro`: avro-values.ts, `msk-inbox/protobuf`: protobuf-values.ts), so a JSON consumer's
  * bundle carries neither library.
  */
+
+export type { BatchSummary } from './batch-summary.js';
 export {
   createInboxConsumer,
   type InboxConsumerHandler,
   type InboxConsumerOptions,
   type InboxEffectInput,
 } from './create-inbox-consumer.js';
-export type { DecodedRecord, KafkaHeader } from './decode-event.js';
-export type { EffectPlan, EffectWrite, Lease } from './effect.js';
+export type { DecodeBudget } from './decode-budget.js';
+export type { DecodedRecord, JsonParseResult, KafkaHeader, RawRecordView } from './decode-event.js';
+export type { EffectPlan, EffectWrite, EffectWriteTarget, ItemKey, Lease } from './effect.js';
 export { ConfigError, EffectRejectedError, InboxError, InvalidEventError } from './errors.js';
 export type { BatchTelemetry } from './kafka-batch-handler.js';
-export type { KafkaBatchResponse, KafkaEvent } from './kafka-event.js';
+export type {
+  KafkaBatchItemFailure,
+  KafkaBatchResponse,
+  KafkaEvent,
+  KafkaEventRecord,
+} from './kafka-event.js';
 export { METRICS_NAMESPACE } from './metric-names.js';
 export type { OutcomeStatus, RecordOutcome } from './outcome.js';
-export { HANDLER_SETTINGS, type HandlerSettings, type TunableSettings } from './settings.js';
+export {
+  type CarriedByProp,
+  HANDLER_SETTINGS,
+  type HandlerSettings,
+  type SettingName,
+  type SettingValue,
+  type TunableSettings,
+} from './settings.js';
 export { JSON_VALUES, type ParsedValue, type SchemaMetadata, type ValueFormat } from './value-format.js';
 export type { Framing } from './wire-format.js';

@@ -156,23 +156,24 @@ export const HANDLER_SETTINGS = {
 
 export type SettingName = keyof typeof HANDLER_SETTINGS;
 
-type ValueOf<D> = D extends { readonly kind: 'integer' }
+/** The type of a setting's value from its definition: a number, one of its choices, or text. */
+export type SettingValue<D> = D extends { readonly kind: 'integer' }
   ? number
   : D extends { readonly kind: 'choice'; readonly choices: readonly (infer C)[] }
     ? C
     : string;
 
 /** Every setting, resolved. */
-export type HandlerSettings = { readonly [K in SettingName]: ValueOf<(typeof HANDLER_SETTINGS)[K]> };
+export type HandlerSettings = { readonly [K in SettingName]: SettingValue<(typeof HANDLER_SETTINGS)[K]> };
 
 /** The settings a KafkaConsumer prop carries (`prop` in the table), which its `settings` prop may not set. */
-type CarriedByProp = {
+export type CarriedByProp = {
   [K in SettingName]: (typeof HANDLER_SETTINGS)[K] extends { readonly prop: string } ? K : never;
 }[SettingName];
 
 /** What a team may set through the construct's `settings` prop: every setting no typed prop carries. */
 export type TunableSettings = {
-  readonly [K in Exclude<SettingName, CarriedByProp>]?: ValueOf<(typeof HANDLER_SETTINGS)[K]>;
+  readonly [K in Exclude<SettingName, CarriedByProp>]?: SettingValue<(typeof HANDLER_SETTINGS)[K]>;
 };
 
 /**

@@ -103,3 +103,8 @@ function protobufErrorKind(error: unknown): string {
   if (/max depth exceeded|call stack/.test(message)) return 'it nests too deep';
   return 'the bytes do not fit the type';
 }
+
+// The types its options and result name, so a consumer importing only this entry can name them too.
+export type { DecodeBudget } from '../core/decode-budget.js';
+export type { ParsedValue, SchemaMetadata, ValueFormat } from '../core/value-format.js';
+export type { Framing } from '../core/wire-format.js';
