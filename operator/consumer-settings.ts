@@ -46,30 +46,31 @@ export function shellSettings(): ConsumerSettings {
 }
 
 /**
- * What a quarantine row is judged by: the consumer's dedup window when it quarantined the record, kept on
- * the row. A row written before the consumer kept it (msk-inbox 0.1.0) is judged by `settings`, as then.
+ * The dedup window a quarantine row is judged by: the shorter of the consumer's when it quarantined the
+ * record (kept on the row) and `settings`' (the function's now, or the shell's). A copy applied under the
+ * shorter window has the row that expires first, so the longer would let a replay through once that row
+ * is gone: the event twice. A row written before the consumer kept it (msk-inbox 0.1.0): `settings`.
  */
 export function settingsOfRow(row: QuarantineRow, settings: ConsumerSettings): ConsumerSettings {
-  if (row.consumer === undefined) return settings;
-  return {
-    ...settings,
-    dedupTtlSeconds: row.consumer.dedupTtlSeconds,
-    source: "the consumer's, kept on the quarantine row",
-  };
+  const kept = row.consumer?.dedupTtlSeconds;
+  if (kept === undefined || kept > settings.dedupTtlSeconds) return settings;
+  return { ...settings, dedupTtlSeconds: kept, source: "the consumer's, kept on the quarantine row" };
 }
 
 /**
- * The dedup key a quarantined record is judged under (docs/operate.md#replay): the key the consumer
- * derived, kept on its row, whatever its value format or settings. A row without one (the consumer
- * derived none, or a row from before the consumer kept it) falls back to deriving it by `settings`, as
- * the consumer the replay invokes would: only a header's key, or a JSON value's (dedupKeyOf).
+ * The dedup keys a quarantined record may be applied under (docs/operate.md#what-a-replay-judges-by):
+ * the key the consumer derived, kept on its row, whatever its value format or settings; and the key
+ * `settings` give now where the tool can derive one (a header's, or a JSON value's: dedupKeyOf) and it
+ * differs, since the consumer the replay invokes keys the record its current way (a policy changed, a
+ * value that decodes since the fix). A row from before the consumer kept its key has only the second.
  */
-export function dedupKeyOfRow(
+export function dedupKeysOfRow(
   row: QuarantineRow,
   record: DecodedRecord,
   settings: ConsumerSettings,
-): string | undefined {
-  return row.consumer?.dedupKey ?? dedupKeyOf(record, settings.policy);
+): readonly string[] {
+  const keys = [row.consumer?.dedupKey, dedupKeyOf(record, settings.policy)];
+  return [...new Set(keys.filter((key): key is string => key !== undefined))];
 }
 
 /**

@@ -9,9 +9,10 @@
  * - Reported in the response (or the invocation threw): failed, the row goes back as it was.
  * - A fresh row under the key (none was there just before the invocation): quarantined again; it stays
  *   in the index with the new reason.
- * - Otherwise the dedup row decides: COMPLETED before the replay means duplicate; COMPLETED only after it
- *   means applied; none means the consumer skipped it. Without a key the tool can derive (a value format
- *   it does not read), the record is acked, and which of the three is not known. All leave the index,
+ * - Otherwise the dedup rows decide, under the key kept on the row and the one the settings give now
+ *   (consumer-settings.ts, dedupKeysOfRow): COMPLETED only after the invocation means applied; COMPLETED
+ *   before means duplicate; none means the consumer skipped it. With no key known (none on the row, none
+ *   the tool can derive), the record is acked, and which of the three is not known. All leave the index,
  *   marked RESOLVED.
  * - A record older than the dedup window is not sent without --past-dedup-window (consumer-settings.ts),
  *   nor a payload-conflict record whose first copy's dedup row is gone (docs/operate.md#the-dedup-window).
@@ -24,10 +25,11 @@ import {
   quarantineRowKey,
 } from '../lambdas/core/inbox-rows.js';
 import type { KafkaEvent } from '../lambdas/core/kafka-event.js';
+import { PAYLOAD_CONFLICT } from '../lambdas/core/outcome.js';
 import type { QuarantineRow } from '../lambdas/core/quarantine-row.js';
 import {
   type ConsumerSettings,
-  dedupKeyOfRow,
+  dedupKeysOfRow,
   pastDedupWindow,
   pastDedupWindowDetail,
   settingsOfRow,
@@ -83,9 +85,6 @@ export const ACKED_OUTCOMES: readonly string[] = [
   'acked',
 ] satisfies SentOutcome[];
 
-/** The quarantine reason of a record whose key an earlier copy with another payload was applied under (record-settlement.ts). */
-const PAYLOAD_CONFLICT = 'payload-conflict';
-
 function conflictGoneDetail(dedupKey: string | undefined): string {
   const row =
     dedupKey === undefined
@@ -106,13 +105,27 @@ export type Judgement =
       /** The quarantine row the invocation wrote. */
       readonly quarantineItem: Readonly<Record<string, unknown>>;
     }
-  | { readonly outcome: Exclude<SentOutcome, 'quarantined'>; readonly detail: string };
+  | {
+      readonly outcome: Exclude<SentOutcome, 'quarantined'>;
+      readonly detail: string;
+      /** The key whose dedup row the invocation completed, where it was one of several. */
+      readonly dedupKey?: string;
+    };
 
-/** The record's dedup key and its dedup row as read before the replay. */
+/**
+ * The record's candidate dedup keys and their dedup rows as read before the replay. Usually one key; two
+ * where the key kept on the quarantine row differs from the one the consumer's settings give now (a
+ * policy changed, or a value that decodes since), since the replay may land under either.
+ */
 export interface DedupState {
+  /** The first candidate: the key kept on the row where there is one. */
   readonly dedupKey: string | undefined;
+  readonly keys: readonly string[];
+  /** A live COMPLETED dedup row is under one of the keys. */
   readonly appliedBefore: boolean;
-  /** A live dedup row (any status, not expired) is under the key. */
+  /** The keys whose live dedup row was COMPLETED before the replay. */
+  readonly completedBefore: ReadonlySet<string>;
+  /** A live dedup row (any status, not expired) is under every key. */
   readonly rowBefore: boolean;
   /** Where the applied copy was first seen (`topic-partition@offset`). */
   readonly firstSeenAt: string | undefined;
@@ -121,15 +134,20 @@ export interface DedupState {
 /** An expired dedup row reads as none: the consumer would take its key as free (liveDedupRow). */
 export async function readDedupState(
   target: QuarantineTarget,
-  dedupKey: string | undefined,
+  keys: readonly (string | undefined)[],
   nowMs: number,
 ): Promise<DedupState> {
-  const before = dedupKey === undefined ? undefined : await liveDedupRow(target, dedupKey, nowMs);
+  const candidates = [...new Set(keys.filter((key): key is string => key !== undefined))];
+  const rows = await Promise.all(candidates.map((key) => liveDedupRow(target, key, nowMs)));
+  const completed = candidates.filter((_key, index) => rows[index]?.status === INBOX_STATUS.completed);
+  const applied = rows.find((row) => row?.status === INBOX_STATUS.completed);
   return {
-    dedupKey,
-    appliedBefore: before?.status === INBOX_STATUS.completed,
-    rowBefore: before !== undefined,
-    firstSeenAt: before === undefined ? undefined : (before.source ?? '?'),
+    dedupKey: candidates[0],
+    keys: candidates,
+    appliedBefore: applied !== undefined,
+    completedBefore: new Set(completed),
+    rowBefore: candidates.length > 0 && rows.every((row) => row !== undefined),
+    firstSeenAt: applied === undefined ? undefined : (applied.source ?? '?'),
   };
 }
 
@@ -166,22 +184,26 @@ export async function sendAndJudge(
     return { outcome: 'quarantined', detail, quarantineItem: written };
   }
   if (failure !== undefined) return { outcome: 'failed', detail: failure };
-  if (state.appliedBefore) {
-    return { outcome: 'duplicate', detail: `already applied (first seen at ${state.firstSeenAt ?? '?'})` };
-  }
   // No key here (a value format this tool does not decode, a policy it was not told): the consumer acked
   // it and wrote no quarantine row, which is all that is known.
-  if (state.dedupKey === undefined) {
+  if (state.keys.length === 0) {
     return {
       outcome: 'acked',
       detail: 'acked by the consumer: applied, a duplicate or skipped; the tool cannot derive its key here',
     };
   }
-  // An expired row left from before (the consumer skipped the record) is not this replay's doing.
-  const after = await liveDedupRow(target, state.dedupKey, nowMs());
-  return after?.status === INBOX_STATUS.completed
-    ? { outcome: 'applied', detail: 'applied' }
-    : { outcome: 'skipped', detail: 'acked without an inbox row: the consumer skips it' };
+  // Applied: a key's row became COMPLETED during the invocation. An expired row left from before (the
+  // consumer skipped the record) is not this replay's doing: liveDedupRow reads it as none.
+  for (const key of state.keys) {
+    if (state.completedBefore.has(key)) continue;
+    const after = await liveDedupRow(target, key, nowMs());
+    if (after?.status === INBOX_STATUS.completed)
+      return { outcome: 'applied', detail: 'applied', dedupKey: key };
+  }
+  if (state.appliedBefore) {
+    return { outcome: 'duplicate', detail: `already applied (first seen at ${state.firstSeenAt ?? '?'})` };
+  }
+  return { outcome: 'skipped', detail: 'acked without an inbox row: the consumer skips it' };
 }
 
 export async function replayRow(
@@ -195,8 +217,11 @@ export async function replayRow(
     return { id, outcome: 'not-replayable', detail: `cannot be sent as it came: ${rebuilt.why}` };
   // Judged by what the consumer kept on the row (its key, its window), where it did.
   const settings = settingsOfRow(row, options.settings);
-  const dedupKey = dedupKeyOfRow(row, rebuilt.record, options.settings);
-  const state = await readDedupState(target, dedupKey, options.nowMs());
+  const state = await readDedupState(
+    target,
+    dedupKeysOfRow(row, rebuilt.record, options.settings),
+    options.nowMs(),
+  );
   const keyed = state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey };
   // The record was quarantined, so never applied under its coordinates; but a redelivered copy (after
   // a fix) or a producer's retry under its key may have been, and that dedup row expires: past the
@@ -260,5 +285,11 @@ export async function replayRow(
     [O.replayOutcome]: judged.outcome,
     [O.replayDetail]: judged.detail,
   });
-  return { id, outcome: judged.outcome, detail: judged.detail, ...keyed };
+  return {
+    id,
+    outcome: judged.outcome,
+    detail: judged.detail,
+    ...keyed,
+    ...(judged.dedupKey === undefined ? {} : { dedupKey: judged.dedupKey }),
+  };
 }

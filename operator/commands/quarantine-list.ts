@@ -6,7 +6,7 @@ import { parseCommandLine, positiveIntegerFlag } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import {
   type ConsumerSettings,
-  dedupKeyOfRow,
+  dedupKeysOfRow,
   pastDedupWindow,
   settingsOfRow,
   shellSettings,
@@ -91,7 +91,8 @@ function listedRow(row: QuarantineRow, settings: ConsumerSettings, nowMs: number
     error: row.error,
     quarantinedAtMs: row.quarantinedAt,
     quarantinedAt: row.quarantinedAt === undefined ? undefined : new Date(row.quarantinedAt).toISOString(),
-    dedupKey: rebuilt.ok ? dedupKeyOfRow(row, rebuilt.record, settings) : row.consumer?.dedupKey,
+    dedupKey:
+      row.consumer?.dedupKey ?? (rebuilt.ok ? dedupKeysOfRow(row, rebuilt.record, settings)[0] : undefined),
     valueBytes: size.bytes,
     valueTruncated: size.approximate,
     replayAttempts: row.replayAttempts,

@@ -26,7 +26,7 @@ replay_outcome, replay_attempts):
   applied            the effect ran; the row leaves the index (kept, status RESOLVED)
   duplicate          its key was applied already; the row leaves the index (RESOLVED)
   skipped            the consumer acks it without an effect; the row leaves the index (RESOLVED)
-  acked              the consumer acked it and the tool cannot derive its key (e.g. an Avro value):
+  acked              the consumer acked it and no key is known (none on the row, none derivable):
                      applied, a duplicate or skipped; the row leaves the index (RESOLVED)
   past-dedup-window  older than the consumer's dedup window: not sent, the row stays as it was
   quarantined-again  it stays in the index with the new reason

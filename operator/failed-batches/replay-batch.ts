@@ -85,7 +85,7 @@ async function replayOne(
   if (!rebuilt.ok) return { ...at, outcome: 'not-replayable', detail: `cannot be sent: ${rebuilt.why}` };
   const coordinates = quarantineKeyOf(rebuilt.record);
   const dedupKey = dedupKeyOf(rebuilt.record, options.settings.policy);
-  const state = await readDedupState(target, dedupKey, options.nowMs());
+  const state = await readDedupState(target, [dedupKey], options.nowMs());
   const keyed = { ...at, ...(state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey }) };
   // A record in the quarantine already is the quarantine's to replay: sent here, the engine would find
   // its row taken and leave no trace of the outcome (it writes quarantine rows only where none is).

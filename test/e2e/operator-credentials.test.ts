@@ -55,7 +55,7 @@ async function quarantineOne(client: DynamoDBClient, tableName: string, offset: 
     client: DynamoDBDocumentClient.from(client),
     tableName,
     consumer: CONSUMER,
-    ttlSeconds: 3600,
+    ttlSeconds: 604_800,
     clock: { nowMs: () => Date.now() },
   });
   const record = decodeEvent(kafkaEvent([{ offset, value: { amount: 5 }, timestamp: Date.now() }]))[0]

@@ -40,6 +40,11 @@ const replay = async (...argv: string[]) => {
 };
 const through = (name: string) => ['--function', name, '--lambda-endpoint', invokeApi.endpoint];
 const appliedCount = (ref: string) => appliedCountOf(tables, ref);
+/** The row with some attributes as another consumer configuration would have written them. */
+const amended = async (id: string, attributes: Record<string, unknown>) => {
+  const item = { ...(await row(id)), ...attributes };
+  await tables.documentClient.send(new PutCommand({ TableName: tables.inboxTableName, Item: item }));
+};
 /** The row as msk-inbox 0.1.0 wrote it: without the consumer's key and window. */
 const asWrittenBefore = async (id: string) => {
   const {
@@ -57,10 +62,14 @@ beforeAll(async () => {
   const { handler, REF_FUNCTION_ENVIRONMENT } = await import('./fixtures/ref-orders-handler.js');
   // Over the maximum (100): quarantined as invalid-event; r-3 was produced nine days ago.
   const order = (offset: number, ref: string) => ({ offset, value: { order_ref: ref, amount: 500 } });
-  const orders = [order(30, 'r-1'), order(31, 'r-2'), order(33, 'r-4'), order(34, 'r-5')];
+  const orders = [order(30, 'r-1'), order(31, 'r-2'), order(33, 'r-4'), order(34, 'r-5'), order(37, 'r-8')];
   await deliver(kafkaEvent(orders), Date.now(), handler);
-  await deliver(kafkaEvent([order(32, 'r-3'), order(35, 'r-6')]), Date.now() - 9 * DAY_MS, handler);
+  const older = [order(32, 'r-3'), order(35, 'r-6'), order(36, 'r-7')];
+  await deliver(kafkaEvent(older), Date.now() - 9 * DAY_MS, handler);
   for (const id of ['orders-0@33', 'orders-0@34', 'orders-0@35']) await asWrittenBefore(id);
+  // Quarantined while the consumer had a 30-day window; and under a key policy it has changed since.
+  await amended('orders-0@36', { [INBOX_ATTRIBUTES.dedupTtlSeconds]: 30 * 86_400 });
+  await amended('orders-0@37', { [INBOX_ATTRIBUTES.dedupKey]: 'key-of-the-old-policy' });
   invokeApi = await startInvokeApiServer({
     functions: new Map([
       [
@@ -119,6 +128,13 @@ describe('a row the consumer wrote', () => {
     expect(result).toMatchObject({ outcome: 'applied', dedupKey: 'r-1' });
     expect(await appliedCount('r-1')).toBe(1);
     expect(await row('orders-0@30')).toMatchObject({ status: 'RESOLVED', replay_outcome: 'applied' });
+  });
+
+  it("looks under the key the consumer's settings give now too, where it differs from the row's: applied, not skipped", async () => {
+    const { code, result } = await replay('orders-0@37', ...through('ref-consumer'));
+    expect(code).toBe(0);
+    expect(result).toMatchObject({ outcome: 'applied', dedupKey: 'r-8' });
+    expect(await appliedCount('r-8')).toBe(1);
   });
 
   it('is judged by the row through --function too: applied, then a duplicate', async () => {
@@ -204,6 +220,14 @@ describe('past the dedup window', () => {
     const { code, result } = await replay('orders-0@32', ...through('ref-consumer-30d'));
     expect(code).toBe(1);
     expect(result?.outcome).toBe('past-dedup-window');
+  });
+
+  it("takes the function's 7-day window where the row's (30 days) is longer: the shorter one's dedup rows expire first", async () => {
+    const { code, result } = await replay('orders-0@36', ...through('ref-consumer'));
+    expect(code).toBe(1);
+    expect(result?.outcome).toBe('past-dedup-window');
+    expect(result?.detail).toMatch(/\(7 d less 1 h for clock skew, function ref-consumer's configuration\)/);
+    expect(await appliedCount('r-7')).toBeUndefined();
   });
 
   it("takes the window of a row written before (0.1.0) from the function's DEDUP_TTL_SECONDS: 30 days, so it is sent", async () => {
