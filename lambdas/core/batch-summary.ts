@@ -1,5 +1,5 @@
 import type { DecodedPartition } from './decode-event.js';
-import type { OutcomeStatus, RecordOutcome } from './outcome.js';
+import { type OutcomeStatus, PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
 
 export interface BatchSummary {
   readonly records: number;
@@ -34,7 +34,7 @@ export function summarizeBatch(
   for (const outcome of outcomes) {
     counts[outcome.status] += 1;
     if (outcome.leaseLost) leaseLost += 1;
-    if (outcome.reason === 'payload-conflict') payloadConflicts += 1;
+    if (outcome.reason === PAYLOAD_CONFLICT) payloadConflicts += 1;
   }
   let oldest: number | undefined;
   for (const partition of partitions) {

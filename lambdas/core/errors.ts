@@ -36,6 +36,9 @@ export class InboxStoreError extends InboxError {
  */
 export class UnreportableRecordError extends InboxError {}
 
+/** Global (Symbol.for), so every copy of this module brands its rejections alike. */
+const REJECTED = Symbol.for('msk-inbox.EffectRejectedError');
+
 /**
  * The one way to say a record can never succeed (a business rule, a downstream service refusing it for
  * good): thrown by the effect, or by a side-effect's `run` however deep in the code it calls. The record
@@ -46,5 +49,17 @@ export class EffectRejectedError extends InboxError {
   constructor(reason: string, message: string, options?: ErrorOptions) {
     super(message, options);
     this.reason = reason;
+    Object.defineProperty(this, REJECTED, { value: true });
+  }
+
+  /**
+   * Whether `error` is one, by a brand rather than `instanceof`: a bundle holding two copies of the
+   * package (a team's code importing another copy than the engine's) must still quarantine, not retry
+   * the record for ever and block its partition.
+   */
+  static isRejection(error: unknown): error is EffectRejectedError {
+    return (
+      typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[REJECTED] === true
+    );
   }
 }

@@ -17,6 +17,12 @@ export type OutcomeStatus =
   /** Not started: an earlier record of its partition was reported, so order is kept. Reported. */
   | 'blocked';
 
+/**
+ * The quarantine reason of a record whose dedup key an earlier copy with another payload was applied
+ * under: the operator tool refuses to replay it once that copy's dedup row is gone (docs/operate.md).
+ */
+export const PAYLOAD_CONFLICT = 'payload-conflict';
+
 export interface RecordOutcome {
   readonly partitionKey: string;
   readonly offset: number | undefined;

@@ -9,7 +9,7 @@ import { deriveDedupKey } from './dedup-key.js';
 import { type EffectPlan, type EffectWrite, MAX_EFFECT_WRITES } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { InboxEntry } from './inbox-store.js';
-import { isApplied, isReported, type RecordOutcome } from './outcome.js';
+import { isApplied, isReported, PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
 import { claimAndRun, quarantine, rowConflictOutcome } from './record-settlement.js';
 
@@ -120,7 +120,7 @@ async function planned(
     try {
       plan = await options.effect({ record, dedupKey });
     } catch (error) {
-      if (!(error instanceof EffectRejectedError)) throw error;
+      if (!EffectRejectedError.isRejection(error)) throw error;
       return alone(record, () => quarantine(record, options, error.reason, error.message), settle);
     }
     switch (plan.kind) {
@@ -194,7 +194,7 @@ async function resolveAgainstFirstCopy(
     return quarantine(
       record,
       options,
-      'payload-conflict',
+      PAYLOAD_CONFLICT,
       `event_id already used by ${first.coordinates} with another payload`,
     );
   }

@@ -5,7 +5,7 @@ import { deriveDedupKey } from './dedup-key.js';
 import type { EffectPlan } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { CommitResult, InboxEntry, RowConflict } from './inbox-store.js';
-import type { RecordOutcome } from './outcome.js';
+import { PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
 import { quarantineKeyOf } from './quarantine-row.js';
 import { errorMessage, leaseDetail, outcome } from './record-outcome.js';
 
@@ -93,7 +93,7 @@ export async function claimAndRun(
   } catch (error) {
     const released = await options.store.release(claim.lease).catch(() => 'unreleased' as const);
     const leaseLost = released === 'lease-lost';
-    if (error instanceof EffectRejectedError) {
+    if (EffectRejectedError.isRejection(error)) {
       const quarantined = await quarantine(record, options, error.reason, error.message);
       return { ...quarantined, leaseLost };
     }
@@ -128,7 +128,7 @@ export async function rowConflictOutcome(
       return quarantine(
         record,
         options,
-        'payload-conflict',
+        PAYLOAD_CONFLICT,
         `event_id first seen at ${conflict.existing.source} with another payload`,
       );
     case 'in-flight':

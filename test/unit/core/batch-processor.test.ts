@@ -160,6 +160,30 @@ describe('processBatch', () => {
     ]);
   });
 
+  it("quarantines a rejection thrown by another copy of the package's EffectRejectedError (two copies in one bundle)", async () => {
+    // What a second copy of errors.ts constructs: another class, the same global brand.
+    class CopiedEffectRejectedError extends Error {
+      readonly reason = 'card-declined';
+      constructor(message: string) {
+        super(message);
+        Object.defineProperty(this, Symbol.for('msk-inbox.EffectRejectedError'), { value: true });
+      }
+    }
+    const { run } = setup({
+      effect: ({ dedupKey }) => {
+        if (dedupKey === 'a') throw new CopiedEffectRejectedError('declined by the other copy');
+        return { kind: 'transact', writes: [] };
+      },
+    });
+
+    const outcomes = await run([rec(1, 'a'), rec(2, 'b')]);
+
+    expect(outcomes).toMatchObject([
+      { status: 'quarantined', reason: 'card-declined', detail: 'declined by the other copy' },
+      { status: 'processed' },
+    ]);
+  });
+
   it('reports a record as failed when its quarantine row cannot be written', async () => {
     const { store, run } = setup();
     store.failOn = (operation) => (operation === 'quarantine' ? new InboxStoreError('outage') : undefined);
