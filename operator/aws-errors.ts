@@ -1,9 +1,15 @@
 /** The SDK's failures an operator can fix, as one line that says how (the house style: operator/cli/). */
 import { UserError } from './cli/user-error.js';
-import type { OperatorTarget } from './operator-target.js';
+
+/** What the advice names of where the tool looked (an OperatorTarget is one). */
+export interface AdviceTarget {
+  readonly tableName: string;
+  readonly endpoint?: string | undefined;
+  readonly region?: string | undefined;
+}
 
 /** Runs `work`; a failure with a known fix becomes a UserError naming it. */
-export async function withAwsAdvice<T>(target: OperatorTarget, work: () => Promise<T>): Promise<T> {
+export async function withAwsAdvice<T>(target: AdviceTarget, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
@@ -11,7 +17,7 @@ export async function withAwsAdvice<T>(target: OperatorTarget, work: () => Promi
   }
 }
 
-export function adviceFor(target: OperatorTarget, error: unknown): UserError | undefined {
+export function adviceFor(target: AdviceTarget, error: unknown): UserError | undefined {
   const name = (error as { name?: string }).name ?? '';
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;

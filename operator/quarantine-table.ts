@@ -170,7 +170,7 @@ export async function discardRow(
 }
 
 /**
- * Moves the row aside for a replay, in one transaction: a copy under parkedRowKey (still in the index, so
+ * Moves the row aside for a replay, in one transaction: a copy under replayingRowKey (still in the index, so
  * a replay that dies half way leaves the record listed) and the row's own key free, so a record
  * quarantined again writes a fresh row with its new reason. False when the row changed meanwhile.
  */

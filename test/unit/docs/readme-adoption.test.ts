@@ -1,4 +1,4 @@
-/** The README's "Write your own consumer" shows the very files the adoption test installs and runs. */
+/** The README's "Your consumer", "Your app" and "More consumers" show the very files the adoption test installs and runs. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
