@@ -16,7 +16,6 @@ export type { DecodeBudget } from './decode-budget.js';
 export type { DecodedRecord, JsonParseResult, KafkaHeader, RawRecordView } from './decode-event.js';
 export type { EffectPlan, EffectWrite, EffectWriteTarget, ItemKey, Lease } from './effect.js';
 export { ConfigError, EffectRejectedError, InboxError, InvalidEventError } from './errors.js';
-export type { BatchTelemetry } from './kafka-batch-handler.js';
 export type {
   KafkaBatchItemFailure,
   KafkaBatchResponse,
