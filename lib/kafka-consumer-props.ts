@@ -15,7 +15,6 @@ import {
 import type { InboxTable } from './inbox-table.js';
 import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
 import { type KafkaSource, validateSource } from './kafka-source.js';
-import { settingsProblems } from './settings-prop.js';
 
 export type HandlerLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -223,10 +222,6 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   }
   problems.push(...validateSource(props.source));
   problems.push(...eventSourceOptionProblems(props, props.topic));
-  // Every handler setting the function will get (consumerName, dedupTtl, deadlineMargin,
-  // partitionConcurrency and `settings`), judged by the handler's own check: synth passes nothing that
-  // fails the cold start.
-  problems.push(...settingsProblems(props, s));
 
   // Lambda honours a Kafka partial batch response only in provisioned mode; in on-demand mode a reported
   // record is ignored and the whole batch commits: records would be lost.

@@ -20,7 +20,7 @@ import {
 } from './kafka-consumer-props.js';
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
 import { glueSchemasArn } from './schema-registry.js';
-import { handlerSettingsOf } from './settings-prop.js';
+import { handlerSettingsOf, settingsProblems } from './settings-prop.js';
 
 export type { EventSourceOptions } from './event-source-options.js';
 export type { FailureDestination } from './failure-destination.js';
@@ -76,7 +76,13 @@ export class KafkaConsumer extends Construct {
   public constructor(scope: Construct, id: string, props: KafkaConsumerProps) {
     super(scope, id);
     const settings = resolveSettings(props);
-    throwIfProblems(`KafkaConsumer ${this.node.path} props are invalid`, validate(props, settings));
+    // Besides the props' own rules, every handler setting the function will get (consumerName, dedupTtl,
+    // deadlineMargin, partitionConcurrency and `settings`), judged by the handler's own check: synth
+    // passes nothing that fails the cold start.
+    throwIfProblems(`KafkaConsumer ${this.node.path} props are invalid`, [
+      ...validate(props, settings),
+      ...settingsProblems(props, settings),
+    ]);
     this.consumerName = props.consumerName;
     this.inboxTable = props.inboxTable;
     this.topic = props.topic;
