@@ -50,24 +50,28 @@ function propNaming(name: SettingName): string {
  * whole set, as the handler will read it at its cold start.
  */
 export function settingsProblems(props: KafkaConsumerProps, s: ResolvedSettings): string[] {
-  const refused = Object.entries(props.settings ?? {})
-    .filter(([, value]) => value !== undefined)
-    .flatMap(([name]) => {
-      if (!Object.hasOwn(HANDLER_SETTINGS, name)) return [`settings.${name} is not a setting: remove it`];
-      const definition: SettingDefinition = HANDLER_SETTINGS[name as SettingName];
-      return definition.prop === undefined
-        ? []
-        : [`settings.${name} comes from the ${definition.prop} prop: set ${definition.prop} instead`];
-    });
-  if (refused.length > 0) return refused;
+  const refused: string[] = [];
+  const tunable = Object.entries(props.settings ?? {}).filter(([name, value]) => {
+    if (value === undefined) return false;
+    if (!Object.hasOwn(HANDLER_SETTINGS, name)) {
+      refused.push(`settings.${name} is not a setting: remove it`);
+      return false;
+    }
+    const definition: SettingDefinition = HANDLER_SETTINGS[name as SettingName];
+    if (definition.prop === undefined) return true;
+    refused.push(`settings.${name} comes from the ${definition.prop} prop: set ${definition.prop} instead`);
+    return false;
+  });
+  // Every problem at once: the rest of `settings` is judged too, without the keys refused above.
+  const checked = { ...props, settings: Object.fromEntries(tunable) };
   const given: Partial<Record<SettingName, string | number>> = {};
-  for (const [name, value] of Object.entries(handlerSettingsOf(props, s)) as [
+  for (const [name, value] of Object.entries(handlerSettingsOf(checked, s)) as [
     SettingName,
     string | number,
   ][]) {
     given[name] = Token.isUnresolved(value) ? standIn(name) : value;
   }
-  return [...checkSettings(given, propNaming).problems];
+  return [...refused, ...checkSettings(given, propNaming).problems];
 }
 
 /**

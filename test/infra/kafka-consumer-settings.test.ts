@@ -156,4 +156,15 @@ describe('KafkaConsumer settings', () => {
       'settings.dedupTtl is not a setting: remove it',
     ]);
   });
+
+  it('names a refused key and a bad value of the rest in one synth: every problem at once', () => {
+    const settings = { deadlineMarginMs: 5_000, leaseMarginMs: -1 } as never;
+
+    const problems = synthProblems({ settings });
+
+    expect(problems[0]).toBe(
+      'settings.deadlineMarginMs comes from the deadlineMargin prop: set deadlineMargin instead',
+    );
+    expect(problems.slice(1)).toEqual([expect.stringMatching(/^settings\.leaseMarginMs/)]);
+  });
 });
