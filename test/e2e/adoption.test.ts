@@ -1,6 +1,6 @@
 /**
  * Adoption, as a team would do it: the packed package (npm pack) installed into a new project outside this
- * repository, a transactional and a side-effect consumer of at most 15 lines and a CDK app of at most 20
+ * repository, a transactional and a side-effect consumer of at most 15 lines, a CDK app of at most 20 and the README's skip/reject example
  * (test/e2e/adoption/*.ts.txt, written there as .ts). The consumers are bundled with esbuild from that
  * project and run against DynamoDB Local; the app is synthesized and its template checked.
  *
@@ -136,7 +136,7 @@ beforeAll(async () => {
   );
   // NodejsFunction takes the project's root from its lock file.
   writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'payments', lockfileVersion: 3 }));
-  for (const file of ['payments.ts', 'receipts.ts', 'app.ts']) {
+  for (const file of ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts']) {
     copyFileSync(join(FIXTURES, `${file}.txt`), join(project, file));
   }
 }, 120_000);
@@ -173,6 +173,31 @@ describe('a team adopting the packed package in a project of its own', () => {
     );
     expect(quarantined.map((row) => row.reason)).toEqual(['invalid-event']);
   });
+
+  it("type-checks every file, the README's examples, against the packed package's declarations", async () => {
+    // As a team's project sets TypeScript for an ES module package (README: NodeNext), strictly.
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+        },
+        files: ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts'],
+      }),
+    );
+    const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '-p', project], { cwd: project }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? '' }),
+    );
+    expect(result).toEqual({ code: 0, stdout: '' });
+  }, 120_000);
 
   it('lists that quarantined payment with the packed operator CLI, which runs the built dist/', async () => {
     const installed = join(project, 'node_modules', 'msk-inbox');
