@@ -91,8 +91,8 @@ function listedRow(row: QuarantineRow, settings: ConsumerSettings, nowMs: number
     error: row.error,
     quarantinedAtMs: row.quarantinedAt,
     quarantinedAt: row.quarantinedAt === undefined ? undefined : new Date(row.quarantinedAt).toISOString(),
-    dedupKey:
-      row.consumer?.dedupKey ?? (rebuilt.ok ? dedupKeysOfRow(row, rebuilt.record, settings)[0] : undefined),
+    // The key on the row comes first among the record's keys; a record not rebuilt has only that one.
+    dedupKey: rebuilt.ok ? dedupKeysOfRow(row, rebuilt.record, settings)[0] : row.consumer?.dedupKey,
     valueBytes: size.bytes,
     valueTruncated: size.approximate,
     replayAttempts: row.replayAttempts,

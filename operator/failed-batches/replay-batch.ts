@@ -8,19 +8,12 @@
  * older than the dedup window is not sent (consumer-settings.ts, pastDedupWindow) and stops its partition.
  */
 
-import {
-  INBOX_ATTRIBUTES as A,
-  INBOX_STATUS,
-  OPERATOR_ATTRIBUTES as O,
-  OPERATOR_STATUS,
-  quarantineRowKey,
-  replayingRowKey,
-} from '../../lambdas/core/inbox-rows.js';
+import { INBOX_STATUS, OPERATOR_ATTRIBUTES as O, OPERATOR_STATUS } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaEventRecord } from '../../lambdas/core/kafka-event.js';
 import { quarantineKeyOf } from '../../lambdas/core/quarantine-row.js';
 import { type ConsumerSettings, pastDedupWindow, pastDedupWindowDetail } from '../consumer-settings.js';
 import type { Invoke } from '../local-handler.js';
-import { getItem, type QuarantineTarget } from '../quarantine-table.js';
+import { getRow, type QuarantineTarget } from '../quarantine-table.js';
 import { dedupKeyOf, oneRecordEvent } from '../quarantined-record.js';
 import { dryRunDetail, readDedupState, sendAndJudge } from '../replay-record.js';
 import type { FailedBatch } from './failed-batch.js';
@@ -116,19 +109,19 @@ async function quarantineHold(
   target: QuarantineTarget,
   coordinates: string,
 ): Promise<{ outcome: BatchRecordOutcome; detail: string } | undefined> {
-  const parked = await getItem(target, replayingRowKey(target.consumer, coordinates));
-  const row = parked ?? (await getItem(target, quarantineRowKey(target.consumer, coordinates)));
+  // The row a replay set aside first, as `quarantine replay` reads it (getRow).
+  const row = await getRow(target, coordinates);
   if (row === undefined) return undefined;
-  if (parked !== undefined || row[A.status] === INBOX_STATUS.quarantined) {
+  if (row.parked || row.status === INBOX_STATUS.quarantined) {
     return {
       outcome: 'quarantined',
-      detail: `in the quarantine already (${String(row[A.reason])}): not sent; \`msk-inbox quarantine replay ${coordinates}\` once the cause is fixed`,
+      detail: `in the quarantine already (${row.reason}): not sent; \`msk-inbox quarantine replay ${coordinates}\` once the cause is fixed`,
     };
   }
-  if (row[A.status] === OPERATOR_STATUS.discarded) {
+  if (row.status === OPERATOR_STATUS.discarded) {
     return {
       outcome: 'skipped',
-      detail: `discarded by ${String(row[O.discardedBy] ?? '?')} from the quarantine: not sent`,
+      detail: `discarded by ${String(row.item[O.discardedBy] ?? '?')} from the quarantine: not sent`,
     };
   }
   // Resolved by a quarantine replay: applied, a duplicate or skipped then, and the dedup row says which.
