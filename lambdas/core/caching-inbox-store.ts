@@ -5,7 +5,7 @@
  */
 import type { Clock } from './clock.js';
 import type { CompletedKey, CompletedKeyCache } from './completed-key-cache.js';
-import type { EffectWrite, Lease } from './effect.js';
+import type { EffectWrite, Lease, SqlEffect } from './effect.js';
 import { INBOX_STATUS } from './inbox-rows.js';
 import type {
   ClaimResult,
@@ -46,11 +46,11 @@ export class CachingInboxStore implements InboxStore {
     return this.#cachedDuplicate(entry);
   }
 
-  async commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult> {
+  async commit(entry: InboxEntry, writes: readonly EffectWrite[], sql?: SqlEffect): Promise<CommitResult> {
     const cached = this.#cachedDuplicate(entry);
     if (cached) return cached;
     const expiresAtSeconds = this.#earliestExpiry();
-    const result = await this.#store.commit(entry, writes);
+    const result = await this.#store.commit(entry, writes, sql);
     if (result.kind === 'committed')
       this.#cache.remember(entry.dedupKey, completedKey(entry, expiresAtSeconds));
     if (result.kind === 'duplicate') this.#rememberExisting(entry.dedupKey, result.existing);
@@ -108,6 +108,11 @@ export class CachingInboxStore implements InboxStore {
 
   isQuarantined(coordinates: string): Promise<boolean> {
     return this.#store.isQuarantined(coordinates);
+  }
+
+  deleteExpiredRows(maxRows: number): Promise<{ readonly deleted: number; readonly more: boolean }> {
+    // Nothing cached can outlive its row: the cache holds each key no longer than the row's expiry.
+    return this.#store.deleteExpiredRows?.(maxRows) ?? Promise.resolve({ deleted: 0, more: false });
   }
 
   #cachedDuplicate(entry: InboxEntry): RowConflict | undefined {

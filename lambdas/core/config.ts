@@ -1,7 +1,7 @@
 import type { DedupKeyPolicy } from './dedup-key.js';
 import { ConfigError } from './errors.js';
 import { DEFAULT_ORDERING, type PartitionOrdering, parseKeySource } from './ordering.js';
-import { type HandlerSettings, readHandlerSettings } from './settings.js';
+import { type HandlerSettings, readHandlerSettings, type StoreKind } from './settings.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -40,8 +40,8 @@ export class EnvReader {
   }
 
   /** Every handler setting (settings.ts), its problems recorded with the others. */
-  handlerSettings(): HandlerSettings {
-    const { settings, problems } = readHandlerSettings(this.#env);
+  handlerSettings(store: StoreKind = 'dynamodb'): HandlerSettings {
+    const { settings, problems } = readHandlerSettings(this.#env, store);
     this.#problems.push(...problems);
     return settings;
   }
@@ -58,8 +58,8 @@ export class EnvReader {
 }
 
 /** The engine's settings, common to every consumer, from the one table of settings (settings.ts). */
-export function readInboxConfig(reader: EnvReader): InboxConfig {
-  return inboxConfigFrom(reader.handlerSettings());
+export function readInboxConfig(reader: EnvReader, store: StoreKind = 'dynamodb'): InboxConfig {
+  return inboxConfigFrom(reader.handlerSettings(store));
 }
 
 /** The engine's view of the settings: the dedup key policy and the ordering as the processor takes them. */

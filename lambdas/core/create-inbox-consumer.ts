@@ -27,7 +27,8 @@ import { type BatchTelemetry, createKafkaBatchHandler } from './kafka-batch-hand
 import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
 import { powertoolsTelemetry } from './powertools-telemetry.js';
-import { type HandlerSettings, settingsEnvironment } from './settings.js';
+import { type HandlerSettings, type StoreKind, settingsEnvironment } from './settings.js';
+import { type InboxStoreChoice, isDeleteExpiredRowsEvent, storeFactoryOf } from './store-choice.js';
 import { JSON_VALUES, type ValueFormat, valueFieldProblems } from './value-format.js';
 
 /** What the effect gets for one record. */
@@ -76,6 +77,12 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
    * @default - the environment's, read once at cold start (the KafkaConsumer construct sets them)
    */
   readonly settings?: Partial<HandlerSettings>;
+  /**
+   * Where the inbox is kept, when not in DynamoDB: `postgresInbox()` from `msk-inbox/postgres`, so a `sql`
+   * effect commits with the inbox row in the business database's own transaction.
+   * @default - DynamoDB, the table named by INBOX_TABLE_NAME
+   */
+  readonly store?: InboxStoreChoice;
   /** @default a client with the settings of lambdas/core/dynamodb-client-config.ts */
   readonly dynamoDb?: DynamoDBClient;
   /** @default a Powertools Logger named after the consumer */
@@ -110,7 +117,7 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
   hooks: InboxConsumerHooks,
 ): InboxConsumerHandler {
   const valueFormat = options.valueFormat ?? JSON_VALUES;
-  const config = inboxConfigOf(options.settings, valueFormat);
+  const config = inboxConfigOf(options.settings, valueFormat, options.store ? 'other' : 'dynamodb');
   const clock = hooks.clock ?? systemClock;
   const logger = options.logger ?? new Logger({ serviceName: config.consumerName });
   const metrics =
@@ -119,23 +126,33 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
       namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
       serviceName: config.consumerName,
     });
-  const dynamoDb = options.dynamoDb ?? new DynamoDBClient(dynamoDbClientConfig(config));
   const telemetry = fanOut(powertoolsTelemetry(logger, metrics), hooks.observe);
+  const store = new CachingInboxStore({
+    store: options.store
+      ? storeFactoryOf(options.store).create({
+          consumer: config.consumerName,
+          ttlSeconds: config.dedupTtlSeconds,
+          clock,
+          concurrency: config.partitionConcurrency,
+        })
+      : new DynamoDbInboxStore({
+          client: DynamoDBDocumentClient.from(
+            options.dynamoDb ?? new DynamoDBClient(dynamoDbClientConfig(config)),
+            { marshallOptions: { removeUndefinedValues: true } },
+          ),
+          tableName: config.inboxTableName,
+          consumer: config.consumerName,
+          ttlSeconds: config.dedupTtlSeconds,
+          clock,
+        }),
+    // Lives as long as this handler, i.e. the Lambda container: redelivered duplicates cost no request.
+    cache: new CompletedKeyCache(config.completedKeyCacheSize, clock),
+    ttlSeconds: config.dedupTtlSeconds,
+    clock,
+  });
   const processBatch = createKafkaBatchHandler({
     ...config,
-    store: new CachingInboxStore({
-      store: new DynamoDbInboxStore({
-        client: DynamoDBDocumentClient.from(dynamoDb, { marshallOptions: { removeUndefinedValues: true } }),
-        tableName: config.inboxTableName,
-        consumer: config.consumerName,
-        ttlSeconds: config.dedupTtlSeconds,
-        clock,
-      }),
-      // Lives as long as this handler, i.e. the Lambda container: redelivered duplicates cost no request.
-      cache: new CompletedKeyCache(config.completedKeyCacheSize, clock),
-      ttlSeconds: config.dedupTtlSeconds,
-      clock,
-    }),
+    store,
     effect: toEngineEffect(options),
     valueFormat,
     ...(options.skip ? { skipRecord: options.skip } : {}),
@@ -155,8 +172,23 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
           metrics.addMetric(BATCH_METRICS.failedBatches, MetricUnit.Count, 1);
         },
       })
-      .handler((event, context) => processBatch(event, context))
+      .handler((event, context) =>
+        isDeleteExpiredRowsEvent(event) ? deleteExpiredRows(store, logger) : processBatch(event, context),
+      )
   );
+}
+
+/** Expired rows deleted per scheduled run at most: bounded batches (the store's), a bounded run. */
+const EXPIRED_ROWS_PER_RUN = 50_000;
+
+/**
+ * The schedule's run (DELETE_EXPIRED_ROWS_EVENT): what it deleted is logged, and answered in the shape of a
+ * batch response so the handler's type stays one.
+ */
+async function deleteExpiredRows(store: CachingInboxStore, logger: Logger): Promise<KafkaBatchResponse> {
+  const { deleted, more } = await store.deleteExpiredRows(EXPIRED_ROWS_PER_RUN);
+  logger.info('expired rows deleted', { deleted, more });
+  return { batchItemFailures: [] };
 }
 
 /**
@@ -178,11 +210,15 @@ export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
  * The settings given, or the environment's; one ConfigError naming every problem, a field the value
  * format's schema lacks included (value-format.ts#valueFieldProblems).
  */
-function inboxConfigOf(given: Partial<HandlerSettings> | undefined, valueFormat: ValueFormat): InboxConfig {
+function inboxConfigOf(
+  given: Partial<HandlerSettings> | undefined,
+  valueFormat: ValueFormat,
+  store: StoreKind,
+): InboxConfig {
   // Settings in code go over the environment's (the KafkaConsumer construct sets those): one reading.
   const env = { ...process.env, ...settingsEnvironment(given ?? {}) };
   const reader = new EnvReader(env);
-  const config = readInboxConfig(reader);
+  const config = readInboxConfig(reader, store);
   const { dedupKeyPolicy, ordering } = config;
   reader.add(
     valueFieldProblems(valueFormat, {

@@ -17,7 +17,7 @@ import {
   messageOf,
   storeError,
 } from './dynamodb-refusals.js';
-import type { EffectWrite, Lease } from './effect.js';
+import type { EffectWrite, Lease, SqlEffect } from './effect.js';
 import { INBOX_ATTRIBUTES as A, dedupRowKey, INBOX_STATUS } from './inbox-rows.js';
 import {
   type ClaimResult,
@@ -59,6 +59,17 @@ const CLAIMABLE_NAMES = {
   '#leaseUntil': A.leaseUntil,
 };
 
+/**
+ * A `sql` plan given to the DynamoDB store: the consumer's setup is wrong (it plans SQL without choosing a
+ * SQL store), so every record fails alike; reported, never quarantined.
+ */
+const SQL_NEEDS_SQL_STORE: CommitResult = {
+  kind: 'effect-failed',
+  reason: 'systemic-store-error',
+  message:
+    "a `sql` plan needs a SQL store: createInboxConsumer({ store: postgresInbox() }) from 'msk-inbox/postgres'",
+};
+
 /** The one place that talks to DynamoDB: maps SDK errors and failed conditions to inbox outcomes. */
 export class DynamoDbInboxStore implements InboxStore {
   readonly #client: DynamoDBDocumentClient;
@@ -75,7 +86,8 @@ export class DynamoDbInboxStore implements InboxStore {
     this.#clock = options.clock;
   }
 
-  async commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult> {
+  async commit(entry: InboxEntry, writes: readonly EffectWrite[], sql?: SqlEffect): Promise<CommitResult> {
+    if (sql !== undefined) return SQL_NEEDS_SQL_STORE;
     const inboxPut = this.#completedPut(entry, this.#clock.nowMs());
     try {
       if (writes.length === 0) {
@@ -112,6 +124,8 @@ export class DynamoDbInboxStore implements InboxStore {
   async commitGroup(members: readonly CommitMember[], options?: CommitGroupOptions): Promise<CommitResult[]> {
     const results: (CommitResult | undefined)[] = members.map(() => undefined);
     let open = members.map((_, index) => index);
+    // A `sql` member has no place in a TransactWriteItems: one by one, so it is refused in its turn.
+    const oneByOne = members.some((member) => member.sql !== undefined);
     let requests = 0;
     /** Before a request after the first: past the deadline margin, the open members are not sent. */
     const stopped = (): boolean => {
@@ -119,7 +133,7 @@ export class DynamoDbInboxStore implements InboxStore {
       for (const index of open) results[index] ??= { kind: 'not-sent', reason: 'deadline' };
       return true;
     };
-    while (open.length > 1) {
+    while (open.length > 1 && !oneByOne) {
       if (stopped()) return results as CommitResult[];
       const nowMs = this.#clock.nowMs();
       /** Per action: its member and its write index (-1: the inbox row). */
@@ -163,7 +177,7 @@ export class DynamoDbInboxStore implements InboxStore {
     for (const index of open) {
       if (stopped()) break;
       const member = members[index] as CommitMember;
-      const result = await this.commit(member.entry, member.writes);
+      const result = await this.commit(member.entry, member.writes, member.sql);
       results[index] = result;
       if (stopsGroup(result)) {
         for (const later of open.filter((other) => other > index)) results[later] = { kind: 'not-sent' };

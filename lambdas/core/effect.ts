@@ -27,6 +27,30 @@ export type EffectWrite =
       };
     };
 
+/** What a `sql` effect gets: the inbox transaction's connection (the `pg` driver's client behind it). */
+export interface SqlTransaction {
+  /**
+   * Runs one statement in the inbox transaction, `$1`-style parameters. Never COMMIT, ROLLBACK or SAVEPOINT
+   * here: the store owns the transaction (a savepoint per record of a group).
+   */
+  query<Row extends Record<string, unknown> = Record<string, unknown>>(
+    text: string,
+    values?: readonly unknown[],
+  ): Promise<SqlResult<Row>>;
+}
+
+export interface SqlResult<Row> {
+  readonly rows: readonly Row[];
+  /** Rows the statement inserted, updated, deleted or returned. */
+  readonly rowCount: number;
+}
+
+/**
+ * A `sql` plan's work: statements run in the transaction that writes the inbox row, committed or rolled back
+ * with it. Throwing EffectRejectedError (a business rule) rolls this record back and quarantines it.
+ */
+export type SqlEffect = (sql: SqlTransaction) => Promise<void>;
+
 /** The lease a side-effect runs under; `leaseUntilMs` is when another attempt may take over. */
 export interface Lease {
   readonly dedupKey: string;
@@ -39,8 +63,13 @@ export interface Lease {
  * `call`'s `run`, however deep) throws EffectRejectedError, and the record is quarantined.
  */
 export type EffectPlan =
-  /** Transactional mode: the inbox row (COMPLETED) and these writes in one TransactWriteItems. */
+  /** Transactional mode on DynamoDB: the inbox row (COMPLETED) and these writes in one TransactWriteItems. */
   | { readonly kind: 'transact'; readonly writes: readonly EffectWrite[] }
+  /**
+   * Transactional mode on a SQL store (`postgresInbox` from `msk-inbox/postgres`): the team's statements in
+   * the database transaction that inserts the inbox row.
+   */
+  | { readonly kind: 'sql'; readonly run: SqlEffect }
   /** Side-effect mode: claim a lease, run, then complete (or release on failure), fenced by the lease token. */
   | { readonly kind: 'call'; readonly run: (lease: Lease) => Promise<void> }
   /**

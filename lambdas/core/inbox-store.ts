@@ -3,7 +3,7 @@
  * (throttling after the SDK's retries, an outage) and the record is retried.
  */
 import type { RawRecordView } from './decode-event.js';
-import type { EffectWrite, Lease } from './effect.js';
+import type { EffectWrite, Lease, SqlEffect } from './effect.js';
 import { type DedupRow, INBOX_STATUS } from './inbox-rows.js';
 
 export interface InboxEntry {
@@ -28,8 +28,18 @@ export type CommitResult =
   | { readonly kind: 'business-rejected'; readonly writeIndex: number; readonly message: string }
   /** A concurrent transaction touched the same items: retry later. */
   | { readonly kind: 'transient'; readonly message: string }
-  /** DynamoDB refused what this record put in the request (store-failure.ts): no retry can fix it. */
-  | { readonly kind: 'rejected'; readonly message: string }
+  /**
+   * The store refused what this record put in the request (store-failure.ts; a SQL data exception or
+   * constraint violation): no retry can fix it. `reason` names the store (`dynamodb-rejected` by default).
+   */
+  | { readonly kind: 'rejected'; readonly message: string; readonly reason?: string }
+  /** A `sql` effect threw EffectRejectedError: rolled back, to be quarantined under its reason. */
+  | { readonly kind: 'effect-rejected'; readonly reason: string; readonly message: string }
+  /**
+   * A `sql` effect failed otherwise (a bug, a missing table of the team's, a dropped connection inside it):
+   * rolled back and reported. `reason` as in outcomes (`systemic-store-error`, `effect-error`).
+   */
+  | { readonly kind: 'effect-failed'; readonly reason: string; readonly message: string }
   /**
    * commitGroup only: not sent, because a member before it in the group got an answer that may leave it
    * reported (in-flight, transient, rejected), and a partition's records apply in offset order; or
@@ -47,7 +57,12 @@ export interface CommitGroupOptions {
 
 /** Answers after which a group's later members are not sent: the member may end reported. */
 export function stopsGroup(result: CommitResult): boolean {
-  return result.kind === 'in-flight' || result.kind === 'transient' || result.kind === 'rejected';
+  return (
+    result.kind === 'in-flight' ||
+    result.kind === 'transient' ||
+    result.kind === 'rejected' ||
+    result.kind === 'effect-failed'
+  );
 }
 
 export type ClaimResult = { readonly kind: 'claimed'; readonly lease: Lease } | RowConflict;
@@ -65,10 +80,12 @@ export interface QuarantineEntry {
   readonly dedupKey?: string;
 }
 
-/** One record of a group commit: its inbox row and its effect's writes. */
+/** One record of a group commit: its inbox row and its effect (DynamoDB writes, or SQL on a SQL store). */
 export interface CommitMember {
   readonly entry: InboxEntry;
   readonly writes: readonly EffectWrite[];
+  /** A `sql` plan's work; a store that cannot run it in its transaction refuses the record as systemic. */
+  readonly sql?: SqlEffect;
 }
 
 export interface InboxStore {
@@ -77,8 +94,8 @@ export interface InboxStore {
    * record needs neither its effect's plan nor a place in a group; undefined when it would have to ask.
    */
   knownDuplicate?(entry: InboxEntry): RowConflict | undefined;
-  /** Transactional mode: the inbox row as COMPLETED plus the effect's writes, atomically. */
-  commit(entry: InboxEntry, writes: readonly EffectWrite[]): Promise<CommitResult>;
+  /** Transactional mode: the inbox row as COMPLETED plus the effect's writes (or SQL), atomically. */
+  commit(entry: InboxEntry, writes: readonly EffectWrite[], sql?: SqlEffect): Promise<CommitResult>;
   /**
    * Transactional mode, several records at once: each member's result is what `commit` would answer for it
    * alone, and each member is atomic (its row with its writes); after a member whose answer `stopsGroup`,
@@ -97,6 +114,11 @@ export interface InboxStore {
   quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'>;
   /** Whether the QUARANTINED row with this key part exists (a redelivery of a record decided earlier). */
   isQuarantined(coordinates: string): Promise<boolean>;
+  /**
+   * Deletes expired rows in bounded batches, for stores that do not expire rows themselves (DynamoDB's TTL
+   * does): at most `maxRows`; `more` says some were left for the next run.
+   */
+  deleteExpiredRows?(maxRows: number): Promise<{ readonly deleted: number; readonly more: boolean }>;
 }
 
 /**

@@ -14,7 +14,16 @@ export {
 } from './create-inbox-consumer.js';
 export type { DecodeBudget } from './decode-budget.js';
 export type { DecodedRecord, JsonParseResult, KafkaHeader, RawRecordView } from './decode-event.js';
-export type { EffectPlan, EffectWrite, EffectWriteTarget, ItemKey, Lease } from './effect.js';
+export type {
+  EffectPlan,
+  EffectWrite,
+  EffectWriteTarget,
+  ItemKey,
+  Lease,
+  SqlEffect,
+  SqlResult,
+  SqlTransaction,
+} from './effect.js';
 export { ConfigError, EffectRejectedError, InboxError, InvalidEventError } from './errors.js';
 export type {
   KafkaBatchItemFailure,
@@ -32,5 +41,6 @@ export {
   type SettingValue,
   type TunableSettings,
 } from './settings.js';
+export { DELETE_EXPIRED_ROWS_EVENT, type InboxStoreChoice } from './store-choice.js';
 export { JSON_VALUES, type ParsedValue, type SchemaMetadata, type ValueFormat } from './value-format.js';
 export type { Framing } from './wire-format.js';

@@ -6,7 +6,7 @@
 import type { BatchProcessorOptions, BatchState, FirstCopy } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import { deriveDedupKey } from './dedup-key.js';
-import { type EffectPlan, type EffectWrite, MAX_EFFECT_WRITES } from './effect.js';
+import { type EffectPlan, type EffectWrite, MAX_EFFECT_WRITES, type SqlEffect } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { InboxEntry } from './inbox-store.js';
 import { isApplied, isReported, PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
@@ -22,6 +22,7 @@ export type Prepared =
       readonly record: DecodedRecord;
       readonly entry: InboxEntry;
       readonly writes: readonly EffectWrite[];
+      readonly sql?: SqlEffect;
       readonly settle: (outcome: RecordOutcome) => RecordOutcome;
     }
   /**
@@ -142,6 +143,8 @@ async function planned(
           );
         }
         return { kind: 'commit', record, entry, writes: plan.writes, settle };
+      case 'sql':
+        return { kind: 'commit', record, entry, writes: [], sql: plan.run, settle };
       case 'call':
         return alone(record, () => claimAndRun(record, entry, plan, options), settle);
     }

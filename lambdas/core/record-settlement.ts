@@ -34,7 +34,11 @@ export async function commitOutcome(
     case 'transient':
       return outcome(record, 'failed', { reason: 'transaction-conflict', detail: result.message, dedupKey });
     case 'rejected':
-      return rejectedByStore(record, result.message, options, state);
+      return rejectedByStore(record, result.message, options, state, result.reason);
+    case 'effect-rejected':
+      return quarantine(record, options, result.reason, result.message);
+    case 'effect-failed':
+      return outcome(record, 'failed', { reason: result.reason, detail: result.message, dedupKey });
     case 'not-sent':
       if (result.reason === 'deadline') {
         return outcome(record, 'deferred', {
@@ -52,7 +56,7 @@ export async function commitOutcome(
 }
 
 /**
- * DynamoDB refused what this record put in the request: quarantined, unless the container has seen
+ * The store refused what this record put in the request: quarantined under `reason`, unless the container has seen
  * MAX_REJECTIONS_WITHOUT_SUCCESS refusals since its last applied record (refusal-streak.ts). Then it looks
  * like every record fails the same way (a systemic fault): the record is reported, unless a delivery
  * before quarantined it already.
@@ -62,12 +66,13 @@ export async function rejectedByStore(
   message: string,
   options: BatchProcessorOptions,
   state: BatchState,
+  reason = 'dynamodb-rejected',
 ): Promise<RecordOutcome> {
-  if (state.refusals.admit()) return quarantine(record, options, 'dynamodb-rejected', message);
+  if (state.refusals.admit()) return quarantine(record, options, reason, message);
   const quarantineKey = quarantineKeyOf(record);
   if (await options.store.isQuarantined(quarantineKey)) {
     return outcome(record, 'quarantined', {
-      reason: 'dynamodb-rejected',
+      reason,
       detail: `${message} (quarantined earlier)`,
       quarantineKey,
     });

@@ -193,6 +193,7 @@ const byVariable: SettingNaming = (name) => HANDLER_SETTINGS[name].env;
 export function checkSettings(
   given: Readonly<Partial<Record<SettingName, string | number>>>,
   naming: SettingNaming = byVariable,
+  store: StoreKind = 'dynamodb',
 ): { readonly settings: HandlerSettings; readonly problems: readonly string[] } {
   const values: Record<string, string | number> = {};
   const problems: string[] = [];
@@ -201,7 +202,7 @@ export function checkSettings(
     const text = String(given[name] ?? '').trim();
     const fallback = 'default' in definition ? definition.default : undefined;
     if (text === '') {
-      if (fallback === undefined) problems.push(`${naming(name)} is required`);
+      if (fallback === undefined && requiredWith(name, store)) problems.push(`${naming(name)} is required`);
       values[name] = fallback ?? '';
       continue;
     }
@@ -213,6 +214,13 @@ export function checkSettings(
   }
   const settings = values as unknown as HandlerSettings;
   return { settings, problems: [...problems, ...crossSettingProblems(settings, explicitlySet, naming)] };
+}
+
+/** Where the inbox is: DynamoDB needs its table's name, another store (Postgres) does not. */
+export type StoreKind = 'dynamodb' | 'other';
+
+function requiredWith(name: SettingName, store: StoreKind): boolean {
+  return name !== 'inboxTableName' || store === 'dynamodb';
 }
 
 /** What is wrong with one value (text, trimmed, not empty) for its definition; undefined when nothing is. */
@@ -253,7 +261,10 @@ function crossSettingProblems(
 }
 
 /** Reads every setting from the environment; the problems name each bad or missing variable. */
-export function readHandlerSettings(env: Readonly<Record<string, string | undefined>>): {
+export function readHandlerSettings(
+  env: Readonly<Record<string, string | undefined>>,
+  store: StoreKind = 'dynamodb',
+): {
   readonly settings: HandlerSettings;
   readonly problems: readonly string[];
 } {
@@ -261,7 +272,7 @@ export function readHandlerSettings(env: Readonly<Record<string, string | undefi
   for (const name of Object.keys(HANDLER_SETTINGS) as SettingName[]) {
     given[name] = env[HANDLER_SETTINGS[name].env];
   }
-  return checkSettings(given);
+  return checkSettings(given, byVariable, store);
 }
 /** The environment variables that carry these settings to the handler. */
 export function settingsEnvironment(settings: Partial<HandlerSettings>): Record<string, string> {

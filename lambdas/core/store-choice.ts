@@ -1,0 +1,59 @@
+/**
+ * Which store holds a consumer's inbox: DynamoDB unless the consumer chooses another in code
+ * (`createInboxConsumer({ store: postgresInbox() })`). The choice is an opaque value whose factory hides
+ * behind a global symbol, so the public type names nothing of the engine, and a second copy of this
+ * package in a bundle still finds it.
+ */
+import type { Clock } from './clock.js';
+import type { InboxStore } from './inbox-store.js';
+
+/** A store other than DynamoDB, as `postgresInbox()` returns it. */
+export interface InboxStoreChoice {
+  /** The store, for logs and errors: `postgres`. */
+  readonly storeName: string;
+}
+
+/** What a store is built from, once per execution environment. */
+export interface StoreContext {
+  readonly consumer: string;
+  readonly ttlSeconds: number;
+  readonly clock: Clock;
+  /** Records of one invocation that may be at the store at once (partitions × key lanes): a pool's size. */
+  readonly concurrency: number;
+}
+
+export interface StoreFactory {
+  create(context: StoreContext): InboxStore;
+}
+
+const FACTORY = Symbol.for('msk-inbox.storeFactory');
+
+export function storeChoice(storeName: string, factory: StoreFactory): InboxStoreChoice {
+  const choice = { storeName };
+  Object.defineProperty(choice, FACTORY, { value: factory });
+  return choice;
+}
+
+export function storeFactoryOf(choice: InboxStoreChoice): StoreFactory {
+  const factory = (choice as unknown as Record<symbol, StoreFactory | undefined>)[FACTORY];
+  if (factory === undefined) {
+    throw new TypeError(
+      `store: ${String(choice.storeName)} is not a store (use postgresInbox() or leave it out)`,
+    );
+  }
+  return factory;
+}
+
+/**
+ * The event a schedule sends the consumer's own function to delete expired rows of a store that does not
+ * expire them itself (Postgres): the function already holds the connection and its credentials.
+ */
+export const DELETE_EXPIRED_ROWS_EVENT = { mskInbox: 'delete-expired-rows' } as const;
+
+export function isDeleteExpiredRowsEvent(event: unknown): boolean {
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    (event as Record<string, unknown>).mskInbox === DELETE_EXPIRED_ROWS_EVENT.mskInbox
+  );
+}
