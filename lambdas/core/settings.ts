@@ -224,7 +224,7 @@ function requiredWith(name: SettingName, store: StoreKind): boolean {
 }
 
 /** What is wrong with one value (text, trimmed, not empty) for its definition; undefined when nothing is. */
-function valueProblem(definition: SettingDefinition, text: string): string | undefined {
+export function valueProblem(definition: SettingDefinition, text: string): string | undefined {
   switch (definition.kind) {
     case 'integer': {
       const number = Number(text);

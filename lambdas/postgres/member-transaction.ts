@@ -1,0 +1,144 @@
+/**
+ * One transaction for several records, a savepoint each (docs/postgres.md#group-commit): a record whose
+ * row is taken, or whose SQL fails, rolls back to its savepoint and the others commit. What the team's SQL
+ * raised is judged by its SQLSTATE (sqlstate.ts); an EffectRejectedError is the team's own refusal.
+ */
+import type { PoolClient } from 'pg';
+import type { SqlEffect, SqlTransaction } from '../core/effect.js';
+import { EffectRejectedError } from '../core/errors.js';
+import { type CommitResult, stopsGroup } from '../core/inbox-store.js';
+import { errorMessage } from '../core/record-outcome.js';
+import type { TakeResult } from './inbox-tables.js';
+import { classifySqlFailure, sqlErrorText, sqlStateOf } from './sqlstate.js';
+
+/** One record of the transaction. */
+export interface MemberWork {
+  /** Inserts (or takes over) its inbox row. */
+  readonly take: (client: PoolClient, nowMs: number) => Promise<TakeResult>;
+  readonly sql: SqlEffect | undefined;
+  /** An answer known before anything is sent (a plan this store cannot run). */
+  readonly refused: CommitResult | undefined;
+}
+
+/** The quarantine reason of a record whose SQL Postgres refused for its content (class 22, 23, P0001). */
+export const POSTGRES_REJECTED = 'postgres-rejected';
+
+/**
+ * Runs the members in one transaction. Throws when its fate is unknown: a statement of the store's own
+ * failed (the connection, a missing inbox table), or the COMMIT got no answer.
+ */
+export async function runMembers(
+  client: PoolClient,
+  members: readonly MemberWork[],
+  nowMs: () => number,
+): Promise<CommitResult[]> {
+  const grouped = members.length > 1;
+  const results: CommitResult[] = [];
+  await client.query('BEGIN');
+  try {
+    for (const [index, member] of members.entries()) {
+      if (member.refused) {
+        results.push(member.refused);
+        break;
+      }
+      if (grouped) await client.query(`SAVEPOINT m${index}`);
+      const taken = await member.take(client, nowMs());
+      if (taken.kind === 'conflict') {
+        results.push(taken.conflict);
+        if (stopsGroup(taken.conflict)) break;
+        continue;
+      }
+      const failure = await runEffect(client, member.sql);
+      if (failure === undefined) {
+        results.push({ kind: 'committed' });
+        continue;
+      }
+      // This record alone is undone; alone in its transaction, the whole transaction is.
+      await client.query(grouped ? `ROLLBACK TO SAVEPOINT m${index}` : 'ROLLBACK');
+      results.push(failure);
+      if (!grouped) return results;
+      if (stopsGroup(failure)) break;
+    }
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+  while (results.length < members.length) results.push({ kind: 'not-sent' });
+  if (!results.some((result) => result.kind === 'committed')) {
+    await client.query('ROLLBACK');
+    return results;
+  }
+  return commitAnswer(client, results);
+}
+
+/**
+ * COMMIT, and what its refusal means for the members it would have committed: a serialization failure is
+ * transient for each; a deferred constraint cannot be pinned on one member, so each is told to go again
+ * (transient) when several, or refused when alone. No answer at all: thrown, as the fate is unknown.
+ */
+async function commitAnswer(client: PoolClient, results: CommitResult[]): Promise<CommitResult[]> {
+  try {
+    await client.query('COMMIT');
+    return results;
+  } catch (error) {
+    if (sqlStateOf(error) === undefined) throw error;
+    const failureClass = classifySqlFailure(error);
+    if (failureClass === 'systemic') throw error;
+    const committed = results.filter((result) => result.kind === 'committed').length;
+    const answer: CommitResult =
+      failureClass === 'permanent' && committed === 1
+        ? { kind: 'rejected', reason: POSTGRES_REJECTED, message: sqlErrorText(error) }
+        : { kind: 'transient', message: `COMMIT refused: ${sqlErrorText(error)}` };
+    return results.map((result) => (result.kind === 'committed' ? answer : result));
+  }
+}
+
+/**
+ * Runs a record's SQL through a client that remembers the first statement it saw fail: an effect that
+ * catches a failed statement and goes on has still aborted its transaction. Undefined when all went well.
+ */
+async function runEffect(client: PoolClient, sql: SqlEffect | undefined): Promise<CommitResult | undefined> {
+  if (sql === undefined) return undefined;
+  let failedStatement: unknown;
+  const transaction: SqlTransaction = {
+    async query<Row extends Record<string, unknown>>(text: string, values?: readonly unknown[]) {
+      try {
+        const result = await client.query<Row>(text, values as unknown[] | undefined);
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      } catch (error) {
+        failedStatement ??= error;
+        throw error;
+      }
+    },
+  };
+  let thrown: unknown;
+  let threw = false;
+  try {
+    await sql(transaction);
+  } catch (error) {
+    thrown = error;
+    threw = true;
+  }
+  // The team's own refusal wins, even over a statement it caught and judged.
+  if (threw && EffectRejectedError.isRejection(thrown)) {
+    return { kind: 'effect-rejected', reason: thrown.reason, message: thrown.message };
+  }
+  if (failedStatement !== undefined) return statementFailure(failedStatement);
+  if (threw) return { kind: 'effect-failed', reason: 'effect-error', message: errorMessage(thrown) };
+  return undefined;
+}
+
+function statementFailure(error: unknown): CommitResult {
+  // No SQLSTATE: the connection failed under the statement (or the driver's timeout left it mid-query):
+  // the transaction's fate is the store's, and the connection is not reused.
+  if (sqlStateOf(error) === undefined) throw error;
+  const message = sqlErrorText(error);
+  switch (classifySqlFailure(error)) {
+    case 'permanent':
+      return { kind: 'rejected', reason: POSTGRES_REJECTED, message };
+    case 'transient':
+      return { kind: 'transient', message };
+    case 'systemic':
+      return { kind: 'effect-failed', reason: 'systemic-store-error', message };
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The inbox's tables in the business database, as versioned migrations: `migrate` applies the missing
+ * ones in one transaction (the `msk-inbox postgres migrate` command runs it), and `migrationSql` prints
+ * them for a team whose own migration tool owns the schema. Times are the engine's epoch numbers, as in
+ * DynamoDB (expires_at in seconds, the rest in milliseconds), so the clock that judges a row is the
+ * consumer's, one definition with the DynamoDB store (docs/postgres.md#schema).
+ */
+
+/** Every migration, in order; a shipped one is never edited, only followed by another. */
+export const MIGRATIONS: readonly { readonly version: number; readonly sql: (schema: string) => string }[] = [
+  {
+    version: 1,
+    sql: (schema) => `
+CREATE SCHEMA IF NOT EXISTS ${schema};
+-- One row per applied (or claimed) event of a consumer: the dedup key's unique index is the inbox.
+CREATE TABLE ${schema}.inbox (
+  consumer      text    NOT NULL,
+  dedup_key     text    NOT NULL,
+  status        text    NOT NULL CHECK (status IN ('IN_PROGRESS', 'COMPLETED')),
+  payload_hash  text    NOT NULL,
+  source        text    NOT NULL,
+  expires_at    bigint  NOT NULL,
+  lease_owner   text,
+  lease_until   bigint,
+  completed_at  bigint,
+  completed_by  text,
+  PRIMARY KEY (consumer, dedup_key)
+);
+-- Expired rows are found by this index and deleted in bounded batches.
+CREATE INDEX inbox_expires_at ON ${schema}.inbox (expires_at);
+-- Records that can never succeed, kept for an operator: the row as quarantine-row.ts bounds it, as JSON
+-- text (jsonb refuses U+0000, which a record may carry).
+CREATE TABLE ${schema}.quarantine (
+  consumer        text    NOT NULL,
+  quarantine_key  text    NOT NULL,
+  status          text    NOT NULL,
+  quarantined_at  bigint  NOT NULL,
+  item            text    NOT NULL,
+  PRIMARY KEY (consumer, quarantine_key)
+);
+CREATE INDEX quarantine_by_consumer ON ${schema}.quarantine (consumer, status, quarantined_at);`,
+  },
+];
+
+export const SCHEMA_VERSION_TABLE = 'schema_version';
+
+/** Identifiers are interpolated (SQL has no parameters for them): only a plain lower-case name passes. */
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export function checkedSchema(schema: string): string {
+  if (!IDENTIFIER.test(schema)) {
+    throw new TypeError(
+      `schema "${schema}" must be a lower-case SQL identifier: letters, digits and underscores, 63 at most`,
+    );
+  }
+  return schema;
+}
+
+/** The whole schema as one script, for a team's own migration tool. */
+export function migrationSql(schema = 'msk_inbox'): string {
+  const name = checkedSchema(schema);
+  return [
+    versionTableSql(name),
+    ...MIGRATIONS.map(
+      (migration) =>
+        `-- msk-inbox migration ${migration.version}${migration.sql(name)}\nINSERT INTO ${name}.${SCHEMA_VERSION_TABLE} (version) VALUES (${migration.version});`,
+    ),
+  ].join('\n\n');
+}
+
+function versionTableSql(schema: string): string {
+  return `CREATE SCHEMA IF NOT EXISTS ${schema};
+CREATE TABLE IF NOT EXISTS ${schema}.${SCHEMA_VERSION_TABLE} (
+  version     integer      PRIMARY KEY,
+  applied_at  timestamptz  NOT NULL DEFAULT now()
+);`;
+}
+
+/** What `migrate` needs of a connection: the `pg` client's query. */
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+}
+
+/**
+ * Applies the migrations the database lacks, in one transaction, under an advisory lock so two runs at
+ * once (two deploys) apply each migration once. Returns the versions applied now.
+ */
+export async function migrate(client: Queryable, schema = 'msk_inbox'): Promise<number[]> {
+  const name = checkedSchema(schema);
+  await client.query('BEGIN');
+  try {
+    // One lock per schema name, held to the end of the transaction.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`msk-inbox:${name}`]);
+    await client.query(versionTableSql(name));
+    const { rows } = await client.query(`SELECT version FROM ${name}.${SCHEMA_VERSION_TABLE}`);
+    const applied = new Set(rows.map((row) => Number(row.version)));
+    const now: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql(name));
+      await client.query(`INSERT INTO ${name}.${SCHEMA_VERSION_TABLE} (version) VALUES ($1)`, [
+        migration.version,
+      ]);
+      now.push(migration.version);
+    }
+    await client.query('COMMIT');
+    return now;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
