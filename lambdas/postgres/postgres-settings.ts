@@ -8,6 +8,7 @@
 import { ConfigError } from '../core/errors.js';
 import { type SettingDefinition, type SettingValue, valueProblem } from '../core/settings.js';
 
+/** Every connection setting of the Postgres store: variable, kind, default, meaning. */
 export const POSTGRES_SETTINGS = {
   host: {
     env: 'POSTGRES_HOST',
@@ -75,8 +76,10 @@ export const POSTGRES_SETTINGS = {
   },
 } as const satisfies Record<string, SettingDefinition>;
 
+/** A connection setting's name. */
 export type PostgresSettingName = keyof typeof POSTGRES_SETTINGS;
 
+/** Every connection setting, resolved; `postgresInbox({ settings })` takes any of them. */
 export type PostgresSettings = {
   readonly [K in PostgresSettingName]: SettingValue<(typeof POSTGRES_SETTINGS)[K]>;
 };

@@ -78,6 +78,7 @@ CREATE TABLE IF NOT EXISTS ${schema}.${SCHEMA_VERSION_TABLE} (
 
 /** What `migrate` needs of a connection: the `pg` client's query. */
 export interface Queryable {
+  /** Runs one statement (or a script, without parameters). */
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
