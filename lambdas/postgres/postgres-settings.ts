@@ -93,11 +93,13 @@ const REQUIRED_BY_AUTH: Readonly<Record<PostgresSettings['auth'], readonly Postg
 
 /**
  * The settings given in code over the environment's, each checked against its definition, and those its
- * kind of authentication needs required. One ConfigError names every problem.
+ * kind of authentication needs required unless `connects` is false (the consumer brought a pool of its
+ * own, so no connection is opened from them). One ConfigError names every problem.
  */
 export function readPostgresSettings(
   given: Partial<PostgresSettings>,
   env: Readonly<Record<string, string | undefined>>,
+  options: { readonly connects?: boolean } = {},
 ): PostgresSettings {
   const values: Record<string, string | number> = {};
   const problems: string[] = [];
@@ -117,7 +119,7 @@ export function readPostgresSettings(
           : text;
   }
   const settings = values as unknown as PostgresSettings;
-  for (const name of REQUIRED_BY_AUTH[settings.auth]) {
+  for (const name of options.connects === false ? [] : REQUIRED_BY_AUTH[settings.auth]) {
     if (settings[name] === '') {
       problems.push(
         `${POSTGRES_SETTINGS[name].env} is required with ${POSTGRES_SETTINGS.auth.env}=${settings.auth}`,
