@@ -1,11 +1,12 @@
 /**
  * One invocation attempt: its own clock (true time plus a skew), its own deadline, and the faults it meets.
  * The consumer code under test runs unchanged; it reaches the attempt through async context, from the SDK
- * middleware (fault-injection.ts) and the external effect (external-ledger.ts).
+ * middleware (fault-injection.ts), the `pg` client wrapper (postgres-fault-injection.ts) and the external
+ * effect (external-ledger.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../../lambdas/core/clock.js';
-import type { AttemptPlan, StallPlan } from './schedule.js';
+import type { AttemptPlan, StallPlan, StoreFaultPlan } from './schedule.js';
 
 /** True time of one schedule, moved only by its driver. */
 export class VirtualTime {
@@ -52,7 +53,8 @@ export class Attempt {
   readonly #occurrences = new Map<string, number>();
   #dead = false;
   #deathPoint: string | undefined;
-  #sdkRequests = 0;
+  #storeRequests = 0;
+  readonly #deathCallbacks = new Set<() => void>();
   readonly #stalled = deferred();
   readonly #released = deferred();
   #hasStalled = false;
@@ -118,8 +120,29 @@ export class Attempt {
     return n;
   }
 
-  nextSdkRequest(): number {
-    return this.#sdkRequests++;
+  nextStoreRequest(): number {
+    return this.#storeRequests++;
+  }
+
+  /**
+   * The planned client fault the attempt's `index`th store request meets, of the kinds `applies` admits for
+   * that request (a fault planned on a request it cannot hit is skipped).
+   */
+  plannedFault<Kind extends StoreFaultPlan['kind']>(
+    index: number,
+    applies: (kind: StoreFaultPlan['kind']) => kind is Kind,
+  ): Kind | undefined {
+    for (const fault of this.plan.storeFaults) {
+      if (index < fault.atCall || index >= fault.atCall + fault.burst) continue;
+      if (applies(fault.kind)) return fault.kind;
+    }
+    return undefined;
+  }
+
+  /** Runs `callback` when the environment dies (its connections drop); the returned function cancels it. */
+  onDeath(callback: () => void): () => void {
+    this.#deathCallbacks.add(callback);
+    return () => this.#deathCallbacks.delete(callback);
   }
 
   fault(kind: string): void {
@@ -131,6 +154,8 @@ export class Attempt {
     if (!this.#dead) {
       this.#dead = true;
       this.#deathPoint = point;
+      for (const callback of this.#deathCallbacks) callback();
+      this.#deathCallbacks.clear();
     }
     throw new AttemptCrashedError(`execution environment ended: ${point}`);
   }

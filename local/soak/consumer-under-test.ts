@@ -1,8 +1,9 @@
 /**
  * The consumer under test: the orders consumer's handler chain exactly as its Lambda entry builds it once
  * per container (createInboxConsumer, here through createObservedInboxConsumer for the soak's clock and
- * outcomes), in transactional mode as deployed, and in side-effect mode with an
- * effect that calls a recording fake of an external service (external-ledger.ts).
+ * outcomes), on the store under test (soak-store.ts: DynamoDB with its `transact` effect, Postgres with its
+ * `sql` effect), in transactional mode as deployed, and in side-effect mode with an effect that calls a
+ * recording fake of an external service (external-ledger.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -11,19 +12,25 @@ import type { EffectPlan } from '../../lambdas/core/effect.js';
 import type { InboxEffectInput } from '../../lambdas/core/index.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
-import { type OrderPlaced, orderConsumer } from '../../sample/order-consumer/order-placed.js';
+import type { OrderPlaced } from '../../sample/order-consumer/order-placed.js';
 import type { LambdaContext } from '../esm/lambda-function.js';
 import type { MskEvent } from '../esm/msk-event.js';
 import { attemptClock, currentAttempt } from './attempt.js';
 import type { ExternalLedger } from './external-ledger.js';
 import type { RunState } from './run-state.js';
 import { DEADLINE_MARGIN_MS, DEDUP_TTL_SECONDS, LEASE_MARGIN_MS } from './schedule.js';
+import type { OrderConsumer } from './soak-store.js';
 
 export type Invoke = (event: MskEvent, context: LambdaContext) => Promise<unknown>;
 
+/** One execution environment: its handler, and its end (connections closed). */
+export interface Container {
+  readonly invoke: Invoke;
+  retire(): Promise<void>;
+}
+
 function settings(state: RunState): Partial<HandlerSettings> {
   return {
-    inboxTableName: state.target.inboxTableName,
     consumerName: state.workload.consumer,
     dedupTtlSeconds: DEDUP_TTL_SECONDS,
     leaseMarginMs: LEASE_MARGIN_MS,
@@ -39,14 +46,15 @@ function settings(state: RunState): Partial<HandlerSettings> {
  * A fresh execution environment: the handler chain built once per container, as a Lambda entry does; in
  * side-effect mode with the external effect.
  */
-export function newContainer(state: RunState): Invoke {
-  const consumer = orderConsumer(state.target.appTableName);
+export function newContainer(state: RunState): Container {
+  const container = state.store.container(state.workload.consumer, state.schedule.partitionConcurrency);
+  const { consumer } = container;
   const handler = createObservedInboxConsumer(
     {
       ...consumer,
       ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
-      settings: settings(state),
-      dynamoDb: state.client,
+      settings: { ...container.settings, ...settings(state) },
+      ...container.storeOptions,
       logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
       metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
     },
@@ -55,24 +63,26 @@ export function newContainer(state: RunState): Invoke {
       observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
     },
   );
+  const retire = () => container.retire();
   if (state.mutation === 'ack-everything') {
-    return async (event, context) => {
-      await handler(event, context);
-      return { batchItemFailures: [] };
+    return {
+      invoke: async (event, context) => {
+        await handler(event, context);
+        return { batchItemFailures: [] };
+      },
+      retire,
     };
   }
-  return (event, context) => handler(event, context);
+  return { invoke: (event, context) => handler(event, context), retire };
 }
 
 /** Side-effect mode: claim → call the external service → complete, fenced by the lease. */
-function sideEffect(
-  ledger: ExternalLedger,
-  transactional: (input: InboxEffectInput<OrderPlaced>) => EffectPlan,
-) {
+function sideEffect(ledger: ExternalLedger, transactional: OrderConsumer['effect']) {
   // Same validation and rejections as the sample service; only the effect moves outside DynamoDB.
   return async (input: InboxEffectInput<OrderPlaced>): Promise<EffectPlan> => {
-    const plan = transactional(input);
-    if (plan.kind !== 'transact') return plan;
+    const plan = await transactional(input);
+    // The store's transactional plan (DynamoDB writes or SQL) becomes the external call.
+    if (plan.kind !== 'transact' && plan.kind !== 'sql') return plan;
     const order = input.event;
     const key = input.dedupKey;
     return {

@@ -9,7 +9,7 @@ import { createLambdaContext, type LambdaContext } from '../esm/lambda-function.
 import { buildMskEvent, type MskEvent, type MskEventEnvelope } from '../esm/msk-event.js';
 import type { SourceRecord } from '../esm/record-source.js';
 import { Attempt, AttemptCrashedError, currentAttempt } from './attempt.js';
-import { type Invoke, newContainer } from './consumer-under-test.js';
+import { type Container, newContainer } from './consumer-under-test.js';
 import type { InvocationChecks } from './invocation-checks.js';
 import type { RunState } from './run-state.js';
 import {
@@ -41,7 +41,7 @@ export class Driver {
     bootstrapServers: 'memory:9092',
   };
   /** The mapping's warm execution environment; a new one after a crash. */
-  #container: Invoke | undefined;
+  #container: Container | undefined;
 
   constructor(state: RunState, checks: InvocationChecks) {
     this.#state = state;
@@ -55,7 +55,7 @@ export class Driver {
     const settle: RoundPlan = {
       batchSize: 16,
       partitionMask: 15,
-      primary: { skewMs: 0, sdkFaults: [], outage: false },
+      primary: { skewMs: 0, storeFaults: [], outage: false },
       // Long enough for any lease, however skewed its writer's clock was, to run out.
       advanceMs: FUNCTION_TIMEOUT_MS + LEASE_MARGIN_MS + 2 * skew + 1_000,
     };
@@ -113,7 +113,7 @@ export class Driver {
    */
   async #round(round: number, plan: RoundPlan): Promise<void> {
     this.#container ??= newContainer(this.#state);
-    const invoke = this.#container;
+    const container = this.#container;
     const records = this.#poll(plan, round);
     const event = buildMskEvent(this.#envelope, records);
     const primary = this.#attempt(`r${round}-primary`, 'primary', plan.primary);
@@ -130,27 +130,33 @@ export class Driver {
     let primaryResult: InvocationResult;
     if (companion && companionEvent) {
       this.#state.recorder.count('concurrent-invocation');
-      const companionRun = this.#invoke(newContainer(this.#state), companion, companionEvent);
+      const companionContainer = newContainer(this.#state);
+      const companionRun = this.#invoke(companionContainer, companion, companionEvent);
       let companionResult: InvocationResult | undefined;
       if (companionPlan?.stall) {
         // Let the companion reach its stall point (or finish), move true time on, run the primary, release it.
         await Promise.race([companion.stalled, companionRun]);
         if (companion.hasStalled) this.#state.time.advance(companionPlan.stall.advanceMs);
-        primaryResult = await this.#invoke(invoke, primary, event);
+        primaryResult = await this.#invoke(container, primary, event);
         companion.release();
         companionResult = await companionRun;
       } else {
         [primaryResult, companionResult] = await Promise.all([
-          this.#invoke(invoke, primary, event),
+          this.#invoke(container, primary, event),
           companionRun,
         ]);
       }
+      // An overlapping invocation's environment is never invoked again.
+      await companionContainer.retire();
       this.#settleCompanion(companion, companionEvent, companionResult);
     } else {
-      primaryResult = await this.#invoke(invoke, primary, event);
+      primaryResult = await this.#invoke(container, primary, event);
     }
     this.#settlePrimary(primary, event, primaryResult);
-    if (primary.dead) this.#container = undefined;
+    if (primary.dead) {
+      this.#container = undefined;
+      await container.retire();
+    }
     this.#state.time.advance(plan.advanceMs);
   }
 
@@ -178,7 +184,7 @@ export class Driver {
     return Object.keys(records).length > 0 ? { ...event, records } : undefined;
   }
 
-  async #invoke(invoke: Invoke, attempt: Attempt, event: MskEvent): Promise<InvocationResult> {
+  async #invoke(container: Container, attempt: Attempt, event: MskEvent): Promise<InvocationResult> {
     this.#state.counters.invocations++;
     this.#state.counters.deliveredRecords += Object.values(event.records).reduce(
       (n, list) => n + list.length,
@@ -188,7 +194,7 @@ export class Driver {
       let response: unknown;
       let error: unknown;
       try {
-        response = await invoke(event, lambdaContext(attempt));
+        response = await container.invoke(event, lambdaContext(attempt));
       } catch (thrown) {
         error = thrown;
       }

@@ -3,7 +3,7 @@
  * applied call and notices when two live attempts are inside the effect for one key at the same time.
  */
 import type { Attempt } from './attempt.js';
-import type { Sequence } from './fault-injection.js';
+import type { Sequence } from './journal.js';
 
 export interface Application {
   readonly seq: number;

@@ -14,74 +14,9 @@ import {
   unreachableError,
 } from '../dynamodb-local/sdk-errors.js';
 import { type Attempt, AttemptCrashedError, currentAttempt } from './attempt.js';
-import type { SdkFaultKind, SdkFaultPlan } from './schedule.js';
-
-export type InboxOperation =
-  | 'commit'
-  | 'claim'
-  | 'complete'
-  | 'release'
-  | 'quarantine'
-  | 'other-write'
-  | 'read';
-
-export interface SdkRequest {
-  readonly operation: InboxOperation;
-  /** A TransactWriteItems call. */
-  readonly transaction: boolean;
-  /** The inbox row's `pk` (the first one of a group commit). */
-  readonly pk: string | undefined;
-  /** Every inbox row the request writes: a group commit writes several. */
-  readonly pks: readonly string[];
-  /** The attempt token a claim writes or a completion/release is fenced on. */
-  readonly token: string | undefined;
-}
-
-export interface JournalEntry {
-  /** When the answer came back: the order the journal is in. */
-  readonly seq: number;
-  /**
-   * When the request was sent. Two requests in flight at once may have been applied in either order:
-   * DynamoDB applied this one somewhere between `sentSeq` and `seq`.
-   */
-  readonly sentSeq: number;
-  readonly attempt: Attempt;
-  readonly request: SdkRequest;
-  /** Whether DynamoDB applied it (a failed condition or an injected fault before sending: not applied). */
-  readonly applied: boolean;
-}
-
-/** Orders writes and external effects of one schedule. */
-export class Sequence {
-  #next = 0;
-  next(): number {
-    return this.#next++;
-  }
-}
-
-export class Journal {
-  readonly entries: JournalEntry[] = [];
-  readonly #sequence: Sequence;
-  constructor(sequence: Sequence) {
-    this.#sequence = sequence;
-  }
-  /** A sequence number for a request about to be sent. */
-  sending(): number {
-    return this.#sequence.next();
-  }
-  record(attempt: Attempt, request: SdkRequest, applied: boolean, sentSeq: number): void {
-    this.entries.push({ seq: this.#sequence.next(), sentSeq, attempt, request, applied });
-  }
-  applied(filter: (entry: JournalEntry) => boolean): JournalEntry[] {
-    return this.entries.filter((entry) => entry.applied && filter(entry));
-  }
-}
-
-/**
- * Deliberate breakage, for the harness's own tests only: proves the invariants can fail.
- * - unconditional-claim: claims and commits are sent without their condition (no dedup at all).
- */
-export type StoreMutation = 'unconditional-claim';
+import type { Journal, StoreRequest } from './journal.js';
+import type { SdkFaultKind, StoreFaultPlan } from './schedule.js';
+import type { StoreMutation } from './soak-store.js';
 
 /** A client on DynamoDB Local whose requests meet the current attempt's faults. */
 export function faultInjectingClient(
@@ -129,14 +64,14 @@ export function faultInjectingClient(
 
 async function intercept<T>(
   attempt: Attempt,
-  request: SdkRequest,
+  request: StoreRequest,
   journal: Journal,
   send: () => Promise<T>,
 ): Promise<T> {
   // Nothing leaves a process that is gone.
   if (attempt.dead) throw new AttemptCrashedError('execution environment already ended');
   attempt.assertAlive('SDK request');
-  const index = attempt.nextSdkRequest();
+  const index = attempt.nextStoreRequest();
   const write = request.operation !== 'read';
   const claim = request.operation === 'claim' || request.operation === 'commit';
 
@@ -148,7 +83,7 @@ async function intercept<T>(
     onTheWire = !attempt.alive;
   }
 
-  const fault = onTheWire ? undefined : plannedFault(attempt.plan.sdkFaults, index, request);
+  const fault = onTheWire ? undefined : attempt.plannedFault(index, sdkFaultFor(request));
   let claimIndex = -1;
   let transactionIndex = -1;
   if (!onTheWire) {
@@ -214,21 +149,21 @@ function httpStatus(result: unknown): number {
   return (result as { response?: { statusCode?: number } } | undefined)?.response?.statusCode ?? 0;
 }
 
-function plannedFault(
-  faults: readonly SdkFaultPlan[],
-  index: number,
-  request: SdkRequest,
-): SdkFaultKind | undefined {
-  for (const fault of faults) {
-    if (index < fault.atCall || index >= fault.atCall + fault.burst) continue;
-    if (fault.kind === 'transaction-conflict' && !request.transaction) continue;
-    return fault.kind;
-  }
-  return undefined;
+/** Which SDK faults a request can meet: a transaction conflict needs a transaction. */
+function sdkFaultFor(request: StoreRequest) {
+  return (kind: StoreFaultPlan['kind']): kind is SdkFaultKind =>
+    SDK_FAULTS.has(kind) && (kind !== 'transaction-conflict' || request.transaction);
 }
 
+const SDK_FAULTS: ReadonlySet<StoreFaultPlan['kind']> = new Set<SdkFaultKind>([
+  'throttling',
+  'server-error',
+  'timeout-after-write',
+  'transaction-conflict',
+]);
+
 /** Reads the marshalled input the way DynamoDB sees it. */
-function classify(commandName: string, input: Record<string, unknown>): SdkRequest {
+function classify(commandName: string, input: Record<string, unknown>): StoreRequest {
   const s = (value: unknown): string | undefined => (value as { S?: string } | undefined)?.S;
   switch (commandName) {
     case 'TransactWriteItemsCommand': {

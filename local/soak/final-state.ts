@@ -3,14 +3,14 @@
  * its content, quarantined records keep their rows, and each event's effect was applied exactly once
  * (transactional) or never lost and never run twice outside the window (side-effect).
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { hashPayload } from '../../lambdas/core/decode-event.js';
-import { dedupRowKey, quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
+import { dedupRowKey } from '../../lambdas/core/inbox-rows.js';
 import type { OutcomeStatus, RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { Attempt } from './attempt.js';
 import type { RunState } from './run-state.js';
 import type { MalformedVariant, RecordSpec } from './schedule.js';
 import type { WindowCause } from './schedule-result.js';
+import type { StoredState } from './soak-store.js';
 import type { Workload } from './workload.js';
 
 export class FinalState {
@@ -39,22 +39,24 @@ export class FinalState {
       if (problem) this.#state.recorder.violate('outcome-matches-content', `${coordinates}: ${problem}`);
       if (outcome.status === 'quarantined') quarantined.push(coordinates);
     }
-    const inboxKeys = this.#state.schedule.events.map((_, i) =>
-      dedupRowKey(this.#workload.consumer, this.#workload.eventId(i)),
-    );
-    const quarantineKeys = quarantined.map((c) => quarantineRowKey(this.#workload.consumer, c));
-    const inbox = await this.#getMany(this.#state.target.inboxTableName, [...inboxKeys, ...quarantineKeys]);
+    const { events } = this.#state.schedule;
+    const stored = await this.#state.store.read({
+      consumer: this.#workload.consumer,
+      dedupKeys: events.map((_, i) => this.#workload.eventId(i)),
+      quarantinedCoordinates: quarantined,
+      orderIds: events.map((_, i) => this.#workload.orderId(i)),
+      accountIds: [...new Set(events.map((e) => this.#workload.accountId(e.account)))],
+    });
     for (const coordinates of quarantined) {
-      const row = inbox.get(quarantineRowKey(this.#workload.consumer, coordinates));
-      if (row?.status !== 'QUARANTINED') {
+      if (!stored.quarantined.has(coordinates)) {
         this.#state.recorder.violate(
           'quarantine-row-kept',
           `${coordinates} acked as quarantined without a QUARANTINED row`,
         );
       }
     }
-    if (this.#state.schedule.mode === 'transactional') await this.#checkExactlyOnce(inbox);
-    else this.#checkSideEffects(inbox);
+    if (this.#state.schedule.mode === 'transactional') this.#checkExactlyOnce(stored);
+    else this.#checkSideEffects(stored);
   }
 
   #unexpectedOutcome(spec: RecordSpec, outcome: RecordOutcome): string | undefined {
@@ -82,18 +84,12 @@ export class FinalState {
   }
 
   /** Transactional mode: each unique valid event's effect is applied exactly once, with its inbox row. */
-  async #checkExactlyOnce(inbox: Map<string, Record<string, unknown>>): Promise<void> {
+  #checkExactlyOnce(stored: StoredState): void {
     const { events } = this.#state.schedule;
-    const orderKeys = events.map((_, i) => `order#${this.#workload.orderId(i)}`);
-    const accounts = [...new Set(events.map((e) => e.account))];
-    const app = await this.#getMany(this.#state.target.appTableName, [
-      ...orderKeys,
-      ...accounts.map((a) => `account#${this.#workload.accountId(a)}`),
-    ]);
     const balances = new Map<number, number>();
     events.forEach((event, i) => {
-      const total = (app.get(`order#${this.#workload.orderId(i)}`)?.total as number | undefined) ?? 0;
-      const row = inbox.get(dedupRowKey(this.#workload.consumer, this.#workload.eventId(i)));
+      const total = stored.orderTotals.get(this.#workload.orderId(i)) ?? 0;
+      const row = stored.dedupRows.get(this.#workload.eventId(i));
       const variants: ['original' | 'conflict', number][] = [['original', event.amount]];
       if (event.conflictAmount !== undefined) variants.push(['conflict', event.conflictAmount]);
       const applied = variants.find(([, amount]) => amount === total);
@@ -106,7 +102,7 @@ export class FinalState {
         );
       } else if (
         row?.status !== 'COMPLETED' ||
-        row.payload_hash !== hashPayload(this.#workload.orderValue(i, applied[0]))
+        row.payloadHash !== hashPayload(this.#workload.orderValue(i, applied[0]))
       ) {
         this.#state.recorder.violate(
           'effect-with-its-inbox-row',
@@ -116,8 +112,7 @@ export class FinalState {
       balances.set(event.account, (balances.get(event.account) ?? 0) - total);
     });
     for (const [account, expected] of balances) {
-      const balance =
-        (app.get(`account#${this.#workload.accountId(account)}`)?.balance as number | undefined) ?? 0;
+      const balance = stored.balances.get(this.#workload.accountId(account)) ?? 0;
       if (balance !== expected) {
         this.#state.recorder.violate(
           'exactly-once',
@@ -131,7 +126,7 @@ export class FinalState {
    * Side-effect mode: never lost; never run by two live attempts at once within the skew bound; and an
    * event runs again only after an application whose completion was never recorded (the window).
    */
-  #checkSideEffects(inbox: Map<string, Record<string, unknown>>): void {
+  #checkSideEffects(stored: StoredState): void {
     for (const run of this.#state.ledger.concurrentRuns) {
       if (!this.#state.schedule.beyondBound) {
         this.#state.recorder.violate(
@@ -143,7 +138,7 @@ export class FinalState {
     this.#state.schedule.events.forEach((event, i) => {
       const key = this.#workload.eventId(i);
       const applications = this.#state.ledger.applicationsOf(key);
-      const row = inbox.get(dedupRowKey(this.#workload.consumer, key));
+      const row = stored.dedupRows.get(key);
       if (applications.length === 0) {
         this.#state.recorder.violate('nothing-lost', `${key} was never applied`);
         return;
@@ -160,7 +155,7 @@ export class FinalState {
         this.#state.recorder.violate('effect-with-its-inbox-row', `${key}: applied amount ${last.amount}`);
       } else if (last && row) {
         const variant = last.amount === event.amount ? 'original' : 'conflict';
-        if (row.payload_hash !== hashPayload(this.#workload.orderValue(i, variant))) {
+        if (row.payloadHash !== hashPayload(this.#workload.orderValue(i, variant))) {
           this.#state.recorder.violate(
             'effect-with-its-inbox-row',
             `${key}: the row's payload is not the last applied one`,
@@ -225,21 +220,5 @@ export class FinalState {
       }
     }
     return takeovers;
-  }
-
-  async #getMany(tableName: string, pks: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
-    const found = new Map<string, Record<string, unknown>>();
-    const unique = [...new Set(pks)];
-    for (let i = 0; i < unique.length; i += 100) {
-      let keys: Record<string, unknown>[] | undefined = unique.slice(i, i + 100).map((pk) => ({ pk }));
-      while (keys && keys.length > 0) {
-        const page = await this.#state.documentClient.send(
-          new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of page.Responses?.[tableName] ?? []) found.set(item.pk as string, item);
-        keys = page.UnprocessedKeys?.[tableName]?.Keys as Record<string, unknown>[] | undefined;
-      }
-    }
-    return found;
   }
 }

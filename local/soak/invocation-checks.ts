@@ -67,7 +67,7 @@ export class InvocationChecks {
       }
     }
     if (attempt.plan.outage) {
-      // Unreachable DynamoDB: nothing is acked that needed a write. A duplicate of a key already completed
+      // An unreachable store: nothing is acked that needed a write. A duplicate of a key already completed
       // (the container's cache of completed keys knows it) and a skipped record need none.
       const acked = outcomes.filter(
         (o) =>
@@ -78,7 +78,7 @@ export class InvocationChecks {
       if (acked.length > 0) {
         this.#state.recorder.violate(
           'outage-acks-nothing',
-          `${attempt.id}: ${acked.map((o) => `${o.coordinates} ${o.status}`).join(', ')} acked while DynamoDB was unreachable`,
+          `${attempt.id}: ${acked.map((o) => `${o.coordinates} ${o.status}`).join(', ')} acked while the store was unreachable`,
         );
       }
     }

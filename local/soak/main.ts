@@ -1,16 +1,19 @@
 /**
- * `npm run soak -- --schedules N [--poison P] [--seed S] [--concurrency C] [--endpoint URL]`
- *   runs N random fault schedules (seeds S, S+1, …) against DynamoDB Local, then P hostile batches (each
- *   delivered twice: local/poison/poison-promise.ts; default N / 20), and prints the figures and a line
- *   `violations: <count>`; the exit code is 1 when the count is not 0.
- * `npm run soak -- --seed S` replays one schedule with a step-by-step trace.
+ * `npm run soak -- --schedules N [--store dynamodb|postgres] [--poison P] [--seed S] [--concurrency C]
+ *   [--endpoint URL | --url URL]` runs N random fault schedules (seeds S, S+1, …) against the store
+ *   (DynamoDB Local by default), then P hostile batches (each delivered twice: local/poison/poison-promise.ts;
+ *   default N / 20), and prints the figures and a line `violations: <count>`; the exit code is 1 when the
+ *   count is not 0.
+ * `npm run soak -- [--store postgres] --seed S` replays one schedule with a step-by-step trace.
  *
- * Without --endpoint it starts its own DynamoDB Local (in memory) and stops it at the end.
+ * Without --endpoint it starts its own DynamoDB Local (in memory); with --store postgres and no --url,
+ * Debian's postgresql where installed, else PGlite (soak-targets.ts); either is stopped at the end.
  */
 import { randomUUID } from 'node:crypto';
 import { nonNegativeIntegerFlag, parseFlags, positiveIntegerFlag } from '../../operator/cli/parse-flags.js';
 import { runCli } from '../../operator/cli/run-cli.js';
 import { UserError } from '../../operator/cli/user-error.js';
+import type { SoakStoreKind } from './schedule.js';
 
 // Before the SDK and Powertools load: no Node 20 notice, no EMF or logs on stdout.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -18,9 +21,12 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
 const USAGE = [
-  'usage: npm run soak -- --schedules N [--poison P] [--seed S] [--concurrency C] [--endpoint URL] [--verbose]',
-  '       npm run soak -- --seed S   (replay one schedule with a trace)',
+  'usage: npm run soak -- --schedules N [--store dynamodb|postgres] [--poison P] [--seed S] [--concurrency C]',
+  '                      [--endpoint URL (DynamoDB Local) | --url URL (Postgres)] [--verbose]',
+  '       npm run soak -- [--store postgres] --seed S   (replay one schedule with a trace)',
 ].join('\n');
+
+const STORES: readonly SoakStoreKind[] = ['dynamodb', 'postgres'];
 
 runCli({
   name: 'npm run soak',
@@ -32,7 +38,9 @@ runCli({
         poison: { type: 'string' },
         seed: { type: 'string' },
         concurrency: { type: 'string' },
+        store: { type: 'string' },
         endpoint: { type: 'string' },
+        url: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       'npm run soak -- --help shows the usage',
@@ -49,41 +57,42 @@ runCli({
       flag('seed'),
       1 + Math.floor(Math.random() * 2_000_000_000),
     );
-    const concurrency = positiveIntegerFlag('concurrency', flag('concurrency'), 6);
+    const store = (flag('store') ?? 'dynamodb') as SoakStoreKind;
+    if (!STORES.includes(store)) {
+      throw new UserError(`--store ${store} is not a store: ${STORES.join(' or ')}`);
+    }
+    if (store === 'dynamodb' && flag('url') !== undefined) {
+      throw new UserError(
+        '--url is the Postgres server: add --store postgres, or give DynamoDB Local as --endpoint',
+      );
+    }
+    if (store === 'postgres' && flag('endpoint') !== undefined) {
+      throw new UserError('--endpoint is DynamoDB Local: with --store postgres give the server as --url');
+    }
     const poisonBatches = replay
       ? 0
       : nonNegativeIntegerFlag('poison', flag('poison'), Math.ceil(count / 20));
     const seeds = Array.from({ length: count }, (_, i) => ((firstSeed - 1 + i) % 2_147_483_647) + 1);
 
-    const { createAppTable, createInboxTable } = await import('../dynamodb-local/tables.js');
-    const { localDynamoDbClient } = await import('../dynamodb-local/client.js');
-    const { answers, startDynamoDbLocal } = await import('../dynamodb-local/server.js');
     const { formatSummary, runSoak, summarize } = await import('./soak.js');
     const { scheduleFromSeed } = await import('./schedule.js');
     const { formatPoisonSoak, runPoisonSoak } = await import('../poison/poison-soak.js');
+    const { openDynamoDbTarget, openPostgresTarget } = await import('./soak-targets.js');
 
-    const given = flag('endpoint');
-    if (given !== undefined && !(await answers(given))) {
-      throw new UserError(
-        `nothing answers at --endpoint ${given}: start DynamoDB Local there, or drop the flag to have one started`,
-      );
-    }
-    const server = given === undefined ? await startDynamoDbLocal() : undefined;
-    const endpoint = given ?? server?.endpoint ?? '';
     const runId = randomUUID().slice(0, 8);
+    const opened =
+      store === 'postgres'
+        ? await openPostgresTarget(flag('url'), runId)
+        : await openDynamoDbTarget(flag('endpoint'), runId);
+    const concurrency = positiveIntegerFlag('concurrency', flag('concurrency'), opened.concurrency);
+    const { target } = opened;
     try {
-      const client = localDynamoDbClient(endpoint);
-      const target = { endpoint, inboxTableName: `soak-inbox-${runId}`, appTableName: `soak-app-${runId}` };
-      await createInboxTable(client, target.inboxTableName);
-      await createAppTable(client, target.appTableName);
-      client.destroy();
-
       console.log(
         replay
-          ? `soak: replaying schedule ${firstSeed} against DynamoDB Local at ${endpoint}`
-          : `soak: ${count} schedules, seeds ${seeds[0]}..${seeds.at(-1)}, ${concurrency} at a time, against DynamoDB Local at ${endpoint}`,
+          ? `soak: replaying schedule ${firstSeed} against ${opened.description}`
+          : `soak: ${count} schedules, seeds ${seeds[0]}..${seeds.at(-1)}, ${concurrency} at a time, against ${opened.description}`,
       );
-      if (replay) console.log(JSON.stringify(scheduleFromSeed(firstSeed), null, 1));
+      if (replay) console.log(JSON.stringify(scheduleFromSeed(firstSeed, store), null, 1));
       const started = Date.now();
       let lastPrinted = 0;
       const results = await runSoak({
@@ -103,14 +112,13 @@ runCli({
         },
       });
       const summary = summarize(results);
-      console.log(formatSummary(summary));
+      console.log(formatSummary(summary, store));
       let poisonViolations = 0;
       if (poisonBatches > 0) {
         const poison = await runPoisonSoak({
-          endpoint,
+          store: opened.poison,
           batches: poisonBatches,
           seed: firstSeed,
-          runId,
           onBatch: (done) => {
             if (done % Math.max(1, Math.floor(poisonBatches / 10)) === 0) {
               process.stderr.write(`  ${done}/${poisonBatches} poison batches\n`);
@@ -123,7 +131,7 @@ runCli({
       console.log(`wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
       return summary.violations.length + poisonViolations > 0 ? 1 : 0;
     } finally {
-      await server?.stop();
+      await opened.close();
     }
   },
 });

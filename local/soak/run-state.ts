@@ -1,17 +1,16 @@
 /**
  * What one schedule run shares between its parts (workload, consumer under test, driver, checks): the
- * log, virtual time, the journal of DynamoDB writes, the external ledger, what was observed, and the
+ * log, virtual time, the store under test and the journal of its writes, the external ledger, what was observed, and the
  * bookkeeping of faults, violations and the trace.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { InMemoryLog } from '../esm/in-memory-log.js';
 import type { Attempt, VirtualTime } from './attempt.js';
 import type { ExternalLedger } from './external-ledger.js';
-import type { Journal, StoreMutation } from './fault-injection.js';
+import type { Journal } from './journal.js';
 import type { RecordSpec, Schedule } from './schedule.js';
 import type { SoakTarget, Violation } from './schedule-result.js';
+import type { SoakStore, StoreMutation } from './soak-store.js';
 import type { Workload } from './workload.js';
 
 /** A record as produced to the log, by its coordinates (`topic-partition@offset`). */
@@ -28,8 +27,7 @@ export interface RunState {
   readonly time: VirtualTime;
   readonly journal: Journal;
   readonly ledger: ExternalLedger;
-  readonly client: DynamoDBClient;
-  readonly documentClient: DynamoDBDocumentClient;
+  readonly store: SoakStore;
   readonly log: InMemoryLog;
   readonly mutation: StoreMutation | 'ack-everything' | undefined;
   readonly recorder: Recorder;

@@ -1,11 +1,32 @@
 /** What one schedule run reports: its violations, the faults that fired and its figures (types only). */
 import type { OutcomeStatus } from '../../lambdas/core/outcome.js';
-import type { Schedule } from './schedule.js';
+import type { PostgresConnections } from './postgres-connections.js';
+import type { Schedule, SoakStoreKind } from './schedule.js';
 
-export interface SoakTarget {
+/** DynamoDB Local, with the inbox and the sample's tables every schedule shares. */
+export interface DynamoDbSoakTarget {
+  readonly store?: 'dynamodb';
   readonly endpoint: string;
   readonly inboxTableName: string;
   readonly appTableName: string;
+}
+
+/** A Postgres server, with the inbox's schema (migrated) and the sample's tables every schedule shares. */
+export interface PostgresSoakTarget {
+  readonly store: 'postgres';
+  readonly connections: PostgresConnections;
+  /** The inbox's tables (lambdas/postgres/schema.ts). */
+  readonly inboxSchema: string;
+  /** The sample's accounts and orders (sample/order-consumer/order-placed-sql.ts). */
+  readonly appSchema: string;
+  /** A table and trigger of the soak's own that refuse a COMMIT (postgres-soak-setup.ts). */
+  readonly faultSchema: string;
+}
+
+export type SoakTarget = DynamoDbSoakTarget | PostgresSoakTarget;
+
+export function storeOf(target: SoakTarget): SoakStoreKind {
+  return target.store ?? 'dynamodb';
 }
 
 export interface Violation {

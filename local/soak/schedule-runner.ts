@@ -1,22 +1,25 @@
 /**
- * Runs one fault schedule against DynamoDB Local and checks the promise: no double effect, nothing lost.
+ * Runs one fault schedule against the store under test (DynamoDB Local or Postgres) and checks the
+ * promise: no double effect, nothing lost.
  *
  * The consumer under test is the real code (consumer-under-test.ts); the log is the ESM emulator's
  * InMemoryLog; the driver (driver.ts) delivers on virtual time under the schedule's control; the checks
  * run on every answer (invocation-checks.ts) and on the end state (final-state.ts).
  */
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { OutcomeStatus } from '../../lambdas/core/outcome.js';
 import { InMemoryLog } from '../esm/in-memory-log.js';
 import { VirtualTime } from './attempt.js';
 import { Driver } from './driver.js';
+import { dynamoDbSoakStore } from './dynamodb-soak-store.js';
 import { ExternalLedger } from './external-ledger.js';
-import { faultInjectingClient, Journal, Sequence, type StoreMutation } from './fault-injection.js';
 import { FinalState } from './final-state.js';
 import { InvocationChecks } from './invocation-checks.js';
+import { Journal, Sequence } from './journal.js';
+import { postgresSoakStore } from './postgres-soak-store.js';
 import { Recorder, type RunState } from './run-state.js';
 import { EPOCH_MS, type RecordSpec, type Schedule } from './schedule.js';
 import type { ScheduleResult, SoakTarget, WindowCause } from './schedule-result.js';
+import type { SoakStore, StoreMutation } from './soak-store.js';
 import { Workload } from './workload.js';
 
 export type { ScheduleResult, SoakTarget, Violation, WindowCause } from './schedule-result.js';
@@ -51,7 +54,7 @@ export async function runSchedule(
     else state.recorder.violate('liveness', 'records still uncommitted after the faults stopped');
     return scheduleResult(state, finalState);
   } finally {
-    state.client.destroy();
+    await state.store.close();
   }
 }
 
@@ -60,11 +63,7 @@ function newRunState(schedule: Schedule, target: SoakTarget, options: RunOptions
   const time = new VirtualTime(EPOCH_MS);
   const sequence = new Sequence();
   const journal = new Journal(sequence);
-  const client = faultInjectingClient(
-    target.endpoint,
-    journal,
-    options.mutation === 'unconditional-claim' ? options.mutation : undefined,
-  );
+  const mutation = options.mutation === 'unconditional-claim' ? options.mutation : undefined;
   return {
     schedule,
     workload,
@@ -72,8 +71,7 @@ function newRunState(schedule: Schedule, target: SoakTarget, options: RunOptions
     time,
     journal,
     ledger: new ExternalLedger(sequence),
-    client,
-    documentClient: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
+    store: soakStore(target, journal, mutation),
     log: new InMemoryLog({ topics: { [schedule.topic]: schedule.partitions }, now: () => time.nowMs }),
     mutation: options.mutation,
     recorder: new Recorder(schedule.seed, options.trace ?? false),
@@ -95,11 +93,15 @@ async function produce(state: RunState): Promise<void> {
   });
 }
 
+function soakStore(target: SoakTarget, journal: Journal, mutation: StoreMutation | undefined): SoakStore {
+  return target.store === 'postgres'
+    ? postgresSoakStore(target, journal, mutation)
+    : dynamoDbSoakStore(target, journal, mutation);
+}
+
 async function seedRows(state: RunState): Promise<void> {
   for (const row of state.schedule.seededRows) {
-    await state.documentClient.send(
-      new PutCommand({ TableName: state.target.inboxTableName, Item: state.workload.seededItem(row) }),
-    );
+    await state.store.seed(state.workload.consumer, state.workload.seededItem(row));
     state.recorder.count(`seeded:${row.kind}`);
   }
 }

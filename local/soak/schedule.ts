@@ -1,9 +1,25 @@
 /**
  * A fault schedule: one small workload (order events with producer duplicates, malformed records, old inbox
  * rows) and, for its first delivery rounds, the faults each invocation meets. Drawn by fast-check from a seed,
- * so `npm run soak -- --seed S` replays exactly the schedule a failing test printed.
+ * so `npm run soak -- --seed S` replays exactly the schedule a failing test printed. The store under test
+ * (DynamoDB or Postgres) chooses which faults its client boundary can meet; everything else is drawn alike.
  */
 import fc from 'fast-check';
+import {
+  type SoakStoreKind,
+  STORE_FAULTS,
+  type StoreFaultPlan,
+  TRANSACTION_STAGES,
+  type TransactionStage,
+} from './store-faults.js';
+
+export type {
+  PostgresFaultKind,
+  SdkFaultKind,
+  SoakStoreKind,
+  StoreFaultPlan,
+  TransactionStage,
+} from './store-faults.js';
 
 /** Virtual time of one invocation: what Lambda's timeout is to a real one. */
 export const FUNCTION_TIMEOUT_MS = 60_000;
@@ -32,7 +48,9 @@ export type Mode = 'transactional' | 'side-effect';
  * - after-claim: the nth claim (commit) was applied by DynamoDB; the answer never came back.
  * - after-effect: side-effect mode, the nth external effect was applied; completion never written.
  * - after-completion: side-effect mode, the nth completion was applied; the answer never came back.
- * - inside-transaction: transactional mode, during the nth TransactWriteItems; `applied` says whether it landed.
+ * - inside-transaction: transactional mode, during the nth transaction (a TransactWriteItems, a Postgres
+ *   BEGIN ... COMMIT); `applied` says whether it landed (Postgres: COMMIT succeeded; if not, `stage` says
+ *   where in the transaction the process died, and the dropped connection rolls it back).
  * - after-write: the nth write of any kind was applied (the emulator's crash model).
  * - before-response: every record done, the response is lost.
  */
@@ -44,9 +62,6 @@ export type CrashPoint =
   | 'inside-transaction'
   | 'after-write'
   | 'before-response';
-
-/** Faults a real DynamoDB Local cannot produce, injected inside the SDK's retry loop. */
-export type SdkFaultKind = 'throttling' | 'server-error' | 'timeout-after-write' | 'transaction-conflict';
 
 /** Side-effect mode: what the external service does to the nth call. */
 export type ExternalFaultKind = 'error-before-apply' | 'timeout-after-apply';
@@ -101,23 +116,18 @@ export interface CrashPlan {
   readonly point: CrashPoint;
   /** Which occurrence of the point (0-based) is fatal; one that never comes means no crash. */
   readonly nth: number;
-  /** inside-transaction only: whether DynamoDB applied the transaction before the process died. */
+  /** inside-transaction only: whether the store applied the transaction before the process died. */
   readonly applied: boolean;
-}
-
-export interface SdkFaultPlan {
-  readonly kind: SdkFaultKind;
-  /** The attempt's nth SDK request (retries included) and the `burst - 1` after it get the fault. */
-  readonly atCall: number;
-  readonly burst: number;
+  /** inside-transaction on Postgres, when not applied: the point the process dies at. */
+  readonly stage?: TransactionStage;
 }
 
 export interface AttemptPlan {
   /** This attempt's clock minus true time. */
   readonly skewMs: number;
   readonly crash?: CrashPlan;
-  readonly sdkFaults: readonly SdkFaultPlan[];
-  /** DynamoDB unreachable for the whole invocation. */
+  readonly storeFaults: readonly StoreFaultPlan[];
+  /** The store unreachable for the whole invocation. */
   readonly outage: boolean;
   readonly external?: { readonly kind: ExternalFaultKind; readonly nth: number };
 }
@@ -207,28 +217,25 @@ const occurrence = fc.oneof(
   { weight: 2, arbitrary: fc.integer({ min: 2, max: 6 }) },
 );
 
-function attemptPlan(mode: Mode, skewMs: number): fc.Arbitrary<AttemptPlan> {
+function crashPlan(mode: Mode, store: SoakStoreKind): fc.Arbitrary<CrashPlan> {
   const crashes = mode === 'transactional' ? TRANSACTIONAL_CRASHES : SIDE_EFFECT_CRASHES;
-  const sdkKinds: SdkFaultKind[] =
-    mode === 'transactional'
-      ? ['throttling', 'server-error', 'timeout-after-write', 'transaction-conflict']
-      : ['throttling', 'server-error', 'timeout-after-write'];
+  const common = { point: fc.constantFrom(...crashes), nth: occurrence, applied: fc.boolean() };
+  return store === 'postgres'
+    ? fc.record({ ...common, stage: fc.constantFrom(...TRANSACTION_STAGES) })
+    : fc.record(common);
+}
+
+function attemptPlan(mode: Mode, skewMs: number, store: SoakStoreKind): fc.Arbitrary<AttemptPlan> {
   return fc
     .record({
       skewMs: fc.integer({ min: -skewMs, max: skewMs }),
-      crash: optional(
-        0.45,
+      crash: optional(0.45, crashPlan(mode, store)),
+      storeFaults: fc.array(
         fc.record({
-          point: fc.constantFrom(...crashes),
-          nth: occurrence,
-          applied: fc.boolean(),
-        }),
-      ),
-      sdkFaults: fc.array(
-        fc.record({
-          kind: fc.constantFrom(...sdkKinds),
+          kind: fc.constantFrom(...STORE_FAULTS[store][mode]),
           atCall: fc.integer({ min: 0, max: 14 }),
           // Three in a row outlast the SDK's retries (maxAttempts 3): the record is reported.
+          // (The pg driver does not retry: there every fault reaches the store.)
           burst: fc.oneof({ weight: 3, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.constant(3) }),
         }),
         { maxLength: 2 },
@@ -248,7 +255,7 @@ function attemptPlan(mode: Mode, skewMs: number): fc.Arbitrary<AttemptPlan> {
     .map(stripUndefined);
 }
 
-function roundPlan(mode: Mode, skewMs: number): fc.Arbitrary<RoundPlan> {
+function roundPlan(mode: Mode, skewMs: number, store: SoakStoreKind): fc.Arbitrary<RoundPlan> {
   const stallPoints: StallPlan['point'][] =
     mode === 'side-effect' ? ['in-effect', 'before-write'] : ['before-write'];
   // A stall outlasts the companion's deadline, then its lease, about half of the time.
@@ -257,13 +264,13 @@ function roundPlan(mode: Mode, skewMs: number): fc.Arbitrary<RoundPlan> {
     .record({
       batchSize: fc.integer({ min: 1, max: 16 }),
       partitionMask: fc.oneof({ weight: 3, arbitrary: fc.constant(15) }, fc.integer({ min: 1, max: 15 })),
-      primary: attemptPlan(mode, skewMs),
+      primary: attemptPlan(mode, skewMs, store),
       companion: optional(
         0.35,
         fc
           .record({
             fromShare: fc.constantFrom(0, 0, 0.5),
-            attempt: attemptPlan(mode, skewMs),
+            attempt: attemptPlan(mode, skewMs, store),
             stall: optional(
               0.6,
               fc.record({
@@ -293,8 +300,8 @@ const eventSpec = fc
   })
   .map(stripUndefined);
 
-/** Every schedule, for both modes. */
-export function scheduleArbitrary(): fc.Arbitrary<Omit<Schedule, 'seed'>> {
+/** Every schedule, for both modes, with the client faults of `store`. */
+export function scheduleArbitrary(store: SoakStoreKind = 'dynamodb'): fc.Arbitrary<Omit<Schedule, 'seed'>> {
   return fc
     .record({
       mode: fc.constantFrom<Mode>('transactional', 'side-effect'),
@@ -344,7 +351,7 @@ export function scheduleArbitrary(): fc.Arbitrary<Omit<Schedule, 'seed'>> {
             }),
             { maxLength: 2, selector: (row) => row.event },
           ),
-          rounds: fc.array(roundPlan(base.mode, skewMs), { minLength: 1, maxLength: 6 }),
+          rounds: fc.array(roundPlan(base.mode, skewMs, store), { minLength: 1, maxLength: 6 }),
         })
         .map(({ copies, malformed, order, seededRows, rounds }) => {
           const records: RecordSpec[] = [];
@@ -365,9 +372,9 @@ export function scheduleArbitrary(): fc.Arbitrary<Omit<Schedule, 'seed'>> {
     });
 }
 
-/** The schedule of a seed: the same seed always gives the same schedule. */
-export function scheduleFromSeed(seed: number): Schedule {
-  const [drawn] = fc.sample(fc.noBias(scheduleArbitrary()), { seed, numRuns: 1 });
+/** The schedule of a seed: the same seed (and store) always gives the same schedule. */
+export function scheduleFromSeed(seed: number, store: SoakStoreKind = 'dynamodb'): Schedule {
+  const [drawn] = fc.sample(fc.noBias(scheduleArbitrary(store)), { seed, numRuns: 1 });
   if (!drawn) throw new Error(`no schedule drawn for seed ${seed}`);
   return { seed, ...drawn };
 }

@@ -1,9 +1,11 @@
 /**
- * Runs many schedules at once against one DynamoDB (each schedule on its own consumer name and key prefix)
- * and sums up what happened: the figures `npm run soak` prints and the property test asserts on.
+ * Runs many schedules at once against one store, DynamoDB or Postgres (each schedule on its own consumer
+ * name and key prefix), and sums up what happened: the figures `npm run soak` prints and the property
+ * tests assert on.
  */
 
-import { type Mode, type Schedule, scheduleFromSeed } from './schedule.js';
+import { type Mode, type Schedule, type SoakStoreKind, scheduleFromSeed } from './schedule.js';
+import { storeOf } from './schedule-result.js';
 import {
   runSchedule,
   type ScheduleResult,
@@ -28,7 +30,7 @@ export async function runSoak(options: SoakOptions): Promise<ScheduleResult[]> {
   const worker = async (): Promise<void> => {
     while (next < options.seeds.length) {
       const seed = options.seeds[next++] as number;
-      const schedule = scheduleFromSeed(seed);
+      const schedule = scheduleFromSeed(seed, storeOf(options.target));
       const result = await runSchedule(schedule, options.target, {
         runId: options.runId,
         ...(options.trace ? { trace: true } : {}),
@@ -180,19 +182,23 @@ export function summarize(results: readonly ScheduleResult[]): SoakSummary {
 }
 
 /** The replay command of a schedule. */
-export function replayCommand(seed: number): string {
-  return `npm run soak -- --seed ${seed}`;
+export function replayCommand(seed: number, store: SoakStoreKind = 'dynamodb'): string {
+  return `npm run soak -- ${store === 'dynamodb' ? '' : `--store ${store} `}--seed ${seed}`;
 }
 
-export function formatViolations(violations: readonly Violation[], limit = 50): string {
+export function formatViolations(
+  violations: readonly Violation[],
+  limit = 50,
+  store: SoakStoreKind = 'dynamodb',
+): string {
   const lines = violations
     .slice(0, limit)
-    .map((v) => `  seed ${v.seed} [${v.invariant}] ${v.detail}  (replay: ${replayCommand(v.seed)})`);
+    .map((v) => `  seed ${v.seed} [${v.invariant}] ${v.detail}  (replay: ${replayCommand(v.seed, store)})`);
   if (violations.length > limit) lines.push(`  … and ${violations.length - limit} more`);
   return lines.join('\n');
 }
 
-export function formatSummary(summary: SoakSummary): string {
+export function formatSummary(summary: SoakSummary, store: SoakStoreKind = 'dynamodb'): string {
   const n = (value: number) => value.toLocaleString('en-US');
   const lines: string[] = [];
   lines.push(
@@ -220,14 +226,25 @@ export function formatSummary(summary: SoakSummary): string {
       ).padStart(10)}`,
     );
   }
+  // Not faults: the setting of a schedule, and (Postgres) the stage a crash had reached and server errors
+  // nobody injected.
   const faultTotal = kinds
-    .filter((k) => !k.startsWith('seeded:') && k !== 'clock-skew' && k !== 'concurrent-invocation')
+    .filter(
+      (k) =>
+        !k.startsWith('seeded:') &&
+        !k.startsWith('stage:') &&
+        !k.startsWith('observed:') &&
+        k !== 'clock-skew' &&
+        k !== 'concurrent-invocation',
+    )
     .reduce(
       (total, k) =>
         total + (summary.faults[k]?.transactional ?? 0) + (summary.faults[k]?.['side-effect'] ?? 0),
       0,
     );
-  lines.push(`  (crashes, SDK, external and stall faults: ${n(faultTotal)})`);
+  lines.push(
+    `  (crashes, ${store === 'dynamodb' ? 'SDK' : 'pg'}, external and stall faults: ${n(faultTotal)})`,
+  );
   lines.push(
     `lease expiry and takeover: ${n(summary.leaseTakeovers.transactional + summary.leaseTakeovers['side-effect'])} keys taken over once their holder's lease ran out (transactional ${n(summary.leaseTakeovers.transactional)}, side-effect ${n(summary.leaseTakeovers['side-effect'])})`,
     `group commit: ${n(summary.groupCommits)} transactions committed ${n(summary.groupedRecords)} records together (TRANSACT_GROUP_MAX_RECORDS at its default)`,
@@ -270,6 +287,6 @@ export function formatSummary(summary: SoakSummary): string {
     )} concurrent runs, ${n(summary.beyond.extraApplications)} applied again`,
   );
   lines.push(`violations: ${summary.violations.length}`);
-  if (summary.violations.length > 0) lines.push(formatViolations(summary.violations));
+  if (summary.violations.length > 0) lines.push(formatViolations(summary.violations, 50, store));
   return lines.join('\n');
 }

@@ -4,7 +4,6 @@
  * schedules share two tables.
  */
 import { hashPayload } from '../../lambdas/core/decode-event.js';
-import { dedupRowKey } from '../../lambdas/core/inbox-rows.js';
 import type { ProducedRecord } from '../esm/record-source.js';
 import {
   DEDUP_TTL_SECONDS,
@@ -15,6 +14,7 @@ import {
   type Schedule,
   type SeededRow,
 } from './schedule.js';
+import type { SeededInboxRow } from './soak-store.js';
 
 export class Workload {
   readonly schedule: Schedule;
@@ -102,19 +102,25 @@ export class Workload {
   }
 
   /** The inbox row an earlier run left for a seeded event, as the schedule describes it. */
-  seededItem(row: SeededRow): Record<string, unknown> {
+  seededItem(row: SeededRow): SeededInboxRow {
     const nowSeconds = Math.floor(EPOCH_MS / 1000);
-    const pk = dedupRowKey(this.consumer, this.eventId(row.event));
+    const dedupKey = this.eventId(row.event);
     const sameHash = hashPayload(this.orderValue(row.event, 'original'));
     const expired = nowSeconds - row.expiredAgoSeconds;
     switch (row.kind) {
       case 'expired-completed-same-payload':
-        return { pk, status: 'COMPLETED', expires_at: expired, payload_hash: sameHash, source: 'old@1' };
+        return {
+          dedupKey,
+          status: 'COMPLETED',
+          expires_at: expired,
+          payload_hash: sameHash,
+          source: 'old@1',
+        };
       case 'expired-completed-other-payload':
-        return { pk, status: 'COMPLETED', expires_at: expired, payload_hash: 'other', source: 'old@2' };
+        return { dedupKey, status: 'COMPLETED', expires_at: expired, payload_hash: 'other', source: 'old@2' };
       case 'expired-in-progress':
         return {
-          pk,
+          dedupKey,
           status: 'IN_PROGRESS',
           expires_at: expired,
           payload_hash: sameHash,
@@ -124,7 +130,7 @@ export class Workload {
         };
       case 'live-lease':
         return {
-          pk,
+          dedupKey,
           status: 'IN_PROGRESS',
           expires_at: nowSeconds + DEDUP_TTL_SECONDS,
           payload_hash: sameHash,

@@ -85,10 +85,10 @@ describe('randomized fault schedules against DynamoDB Local', () => {
         {
           batchSize: 1,
           partitionMask: 1,
-          primary: { skewMs: gapMs / 2, sdkFaults: [], outage: false },
+          primary: { skewMs: gapMs / 2, storeFaults: [], outage: false },
           companion: {
             fromShare: 0,
-            attempt: { skewMs: -gapMs / 2, sdkFaults: [], outage: false },
+            attempt: { skewMs: -gapMs / 2, storeFaults: [], outage: false },
             stall: { point: 'in-effect', nth: 0, advanceMs: stallMs },
           },
           advanceMs: 0,
