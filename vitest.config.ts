@@ -45,8 +45,8 @@ export const projects: TestProjectInlineConfiguration[] = [
   project('infra'),
   // DynamoDB Local, and Postgres (test/integration/postgres)
   project('integration', [DYNAMODB_LOCAL_SETUP, POSTGRES_SETUP]),
-  // fault schedules, hostile batches
-  project('property', [DYNAMODB_LOCAL_SETUP]),
+  // fault schedules, hostile batches, on DynamoDB Local and on Postgres
+  project('property', [DYNAMODB_LOCAL_SETUP, POSTGRES_SETUP]),
   // malformed events; the handler fuzz writes to DynamoDB Local
   project('fuzz', [DYNAMODB_LOCAL_SETUP]),
   // the emulator, the Kafka broker, the local tools' processes, the local dashboard in a browser
