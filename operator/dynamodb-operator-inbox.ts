@@ -1,8 +1,8 @@
 /**
- * The operator's reads and writes on the inbox table's quarantine rows (docs/operate.md). A row leaves the
- * sparse `quarantine` index when its index keys are removed; the row itself stays, for audit, with what
- * was done to it. Every write is conditional on the row being as it was read, so two operators (or an
- * operator and the consumer) never overwrite each other silently.
+ * The operator's inbox in DynamoDB (operator-inbox.ts): the consumer's rows in the inbox table. A row
+ * leaves the sparse `quarantine` index when its index keys are removed; the row itself stays, for audit,
+ * with what was done to it. A parked row is a copy under `<consumer>!replaying#<id>`. Every write to a row
+ * an operator read is conditional on its status and replay count being as read.
  */
 import {
   type DynamoDBDocumentClient,
@@ -15,7 +15,8 @@ import {
   INBOX_ATTRIBUTES as A,
   type DedupRow,
   dedupRowKey,
-  isExpired,
+  failedBatchRowKey,
+  FAILED_BATCH_ATTRIBUTES as L,
   OPERATOR_ATTRIBUTES as O,
   OPERATOR_STATUS,
   QUARANTINE_INDEX,
@@ -24,99 +25,249 @@ import {
   replayingRowKey,
 } from '../lambdas/core/inbox-rows.js';
 import { type QuarantineRow, readQuarantineRow } from '../lambdas/core/quarantine-row.js';
+import { type AdviceTarget, adviceFor } from './aws-errors.js';
+import type { UserError } from './cli/user-error.js';
+import {
+  type BatchReplay,
+  type ReplayLog,
+  readReplayLogItem,
+  replayOutcomes,
+} from './failed-batches/replay-log.js';
+import type { Discard, ListFilter, OperatorInbox, QuarantineListing } from './operator-inbox.js';
 
-export interface QuarantineTarget {
+export interface DynamoDbInboxTarget {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
   readonly consumer: string;
+  /** `--endpoint` and the region, for the advice's messages. */
+  readonly endpoint?: string | undefined;
+  readonly region?: string | undefined;
+  /**
+   * What a consumer run here (`--handler`) needs besides INBOX_TABLE_NAME to reach the same table: the
+   * endpoint and whom to sign as (local-handler.ts).
+   */
+  readonly handlerVariables?: Readonly<Record<string, string>>;
 }
 
-export interface ListFilter {
-  readonly reason?: string;
-  readonly sinceMs?: number;
-  /** Rows returned at most; the counts cover every match. */
-  readonly limit?: number;
-}
+export class DynamoDbOperatorInbox implements OperatorInbox {
+  readonly consumer: string;
+  readonly #client: DynamoDBDocumentClient;
+  readonly #tableName: string;
+  readonly #advice: AdviceTarget;
+  readonly #handlerVariables: Readonly<Record<string, string>>;
 
-/** Quarantined rows newest first, from the sparse index, with the count of every match per reason. */
-export async function listQuarantined(
-  target: QuarantineTarget,
-  filter: ListFilter,
-): Promise<{ readonly rows: QuarantineRow[]; readonly countsByReason: Record<string, number> }> {
-  const rows: QuarantineRow[] = [];
-  const countsByReason: Record<string, number> = {};
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await target.client.send(
-      new QueryCommand({
-        TableName: target.tableName,
-        IndexName: QUARANTINE_INDEX.name,
-        KeyConditionExpression:
-          filter.sinceMs === undefined ? '#consumer = :consumer' : '#consumer = :consumer AND #at >= :since',
-        ...(filter.reason === undefined ? {} : { FilterExpression: '#reason = :reason' }),
-        ExpressionAttributeNames: {
-          '#consumer': QUARANTINE_INDEX.partitionKey,
-          ...(filter.sinceMs === undefined ? {} : { '#at': QUARANTINE_INDEX.sortKey }),
-          ...(filter.reason === undefined ? {} : { '#reason': A.reason }),
-        },
-        ExpressionAttributeValues: {
-          ':consumer': target.consumer,
-          ...(filter.sinceMs === undefined ? {} : { ':since': filter.sinceMs }),
-          ...(filter.reason === undefined ? {} : { ':reason': filter.reason }),
-        },
-        ScanIndexForward: false,
-        ExclusiveStartKey,
+  constructor(target: DynamoDbInboxTarget) {
+    this.consumer = target.consumer;
+    this.#client = target.client;
+    this.#tableName = target.tableName;
+    this.#advice = { tableName: target.tableName, endpoint: target.endpoint, region: target.region };
+    this.#handlerVariables = target.handlerVariables ?? {};
+  }
+
+  describe(): string {
+    return `table ${this.#tableName}`;
+  }
+
+  /** Rows newest first, from the sparse index (which the parked copies of QUARANTINED rows stay in). */
+  async listQuarantined(filter: ListFilter): Promise<QuarantineListing> {
+    const rows: QuarantineRow[] = [];
+    const countsByReason: Record<string, number> = {};
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.#client.send(
+        new QueryCommand({
+          TableName: this.#tableName,
+          IndexName: QUARANTINE_INDEX.name,
+          KeyConditionExpression:
+            filter.sinceMs === undefined
+              ? '#consumer = :consumer'
+              : '#consumer = :consumer AND #at >= :since',
+          ...(filter.reason === undefined ? {} : { FilterExpression: '#reason = :reason' }),
+          ExpressionAttributeNames: {
+            '#consumer': QUARANTINE_INDEX.partitionKey,
+            ...(filter.sinceMs === undefined ? {} : { '#at': QUARANTINE_INDEX.sortKey }),
+            ...(filter.reason === undefined ? {} : { '#reason': A.reason }),
+          },
+          ExpressionAttributeValues: {
+            ':consumer': this.consumer,
+            ...(filter.sinceMs === undefined ? {} : { ':since': filter.sinceMs }),
+            ...(filter.reason === undefined ? {} : { ':reason': filter.reason }),
+          },
+          ScanIndexForward: false,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const row = readQuarantineRow(this.consumer, item);
+        countsByReason[row.reason] = (countsByReason[row.reason] ?? 0) + 1;
+        if (filter.limit === undefined || rows.length < filter.limit) rows.push(row);
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return { rows, countsByReason };
+  }
+
+  async quarantineRow(id: string): Promise<QuarantineRow | undefined> {
+    const item = await this.#getItem(quarantineRowKey(this.consumer, id));
+    return item === undefined ? undefined : readQuarantineRow(this.consumer, item);
+  }
+
+  async parkedRow(id: string): Promise<QuarantineRow | undefined> {
+    const item = await this.#getItem(replayingRowKey(this.consumer, id));
+    return item === undefined ? undefined : readQuarantineRow(this.consumer, item);
+  }
+
+  async dedupRow(dedupKey: string): Promise<DedupRow | undefined> {
+    const item = await this.#getItem(dedupRowKey(this.consumer, dedupKey));
+    return item === undefined ? undefined : readDedupRow(item);
+  }
+
+  async discard(row: QuarantineRow, by: Discard): Promise<boolean> {
+    const condition = unchanged(row);
+    try {
+      await this.#client.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: { [A.pk]: quarantineRowKey(this.consumer, row.id) },
+          UpdateExpression:
+            'SET #status = :discarded, #since = :since, #at = :now, #by = :by, #why = :why REMOVE #ic, #iat',
+          ConditionExpression: condition.ConditionExpression,
+          ExpressionAttributeNames: {
+            ...condition.names,
+            '#since': O.quarantinedSince,
+            '#at': O.discardedAt,
+            '#by': O.discardedBy,
+            '#why': O.discardReason,
+            '#ic': A.quarantineConsumer,
+            '#iat': A.quarantinedAt,
+          },
+          ExpressionAttributeValues: {
+            ...condition.values,
+            ':discarded': OPERATOR_STATUS.discarded,
+            ':since': row.quarantinedAt ?? null,
+            ':now': by.nowMs,
+            ':by': by.who,
+            ':why': by.why,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  /** The copy under replayingRowKey, still in the index, and the row's own key deleted. */
+  async park(row: QuarantineRow): Promise<boolean> {
+    const condition = unchanged(row);
+    try {
+      await this.#client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.#tableName,
+                Item: { ...row.item, [A.pk]: replayingRowKey(this.consumer, row.id) },
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': A.pk },
+              },
+            },
+            {
+              Delete: {
+                TableName: this.#tableName,
+                Key: { [A.pk]: quarantineRowKey(this.consumer, row.id) },
+                ConditionExpression: condition.ConditionExpression,
+                ExpressionAttributeNames: condition.names,
+                ExpressionAttributeValues: condition.values,
+              },
+            },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'TransactionCanceledException') return false;
+      throw error;
+    }
+  }
+
+  async unpark(id: string, item: Readonly<Record<string, unknown>>): Promise<void> {
+    await this.#client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: this.#tableName,
+              Item: { ...item, [A.pk]: quarantineRowKey(this.consumer, id) },
+            },
+          },
+          { Delete: { TableName: this.#tableName, Key: { [A.pk]: replayingRowKey(this.consumer, id) } } },
+        ],
       }),
     );
-    for (const item of page.Items ?? []) {
-      const row = readQuarantineRow(target.consumer, item);
-      countsByReason[row.reason] = (countsByReason[row.reason] ?? 0) + 1;
-      if (filter.limit === undefined || rows.length < filter.limit) rows.push(row);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return { rows, countsByReason };
-}
+  }
 
-/**
- * The row with this id. A copy moved aside by a replay that did not finish comes first: replaying it
- * finishes that replay, folding in a row the record may have been quarantined under meanwhile.
- */
-export async function getRow(target: QuarantineTarget, id: string): Promise<QuarantineRow | undefined> {
-  const item =
-    (await getItem(target, replayingRowKey(target.consumer, id))) ??
-    (await getItem(target, quarantineRowKey(target.consumer, id)));
-  return item === undefined ? undefined : readQuarantineRow(target.consumer, item);
-}
+  async readReplayLog(name: string): Promise<ReplayLog | undefined> {
+    const item = await this.#getItem(failedBatchRowKey(this.consumer, name));
+    return item === undefined ? undefined : readReplayLogItem(item);
+  }
 
-export async function getItem(
-  target: QuarantineTarget,
-  pk: string,
-): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await target.client.send(
-    new GetCommand({ TableName: target.tableName, Key: { [A.pk]: pk }, ConsistentRead: true }),
-  );
-  return Item;
-}
+  async recordReplay(
+    batch: { readonly name: string; readonly objectKey: string },
+    replay: BatchReplay,
+  ): Promise<void> {
+    const outcomes = replayOutcomes(replay);
+    await this.#client.send(
+      new UpdateCommand({
+        TableName: this.#tableName,
+        Key: { [A.pk]: failedBatchRowKey(this.consumer, batch.name) },
+        UpdateExpression:
+          'SET #key = :key, #first = if_not_exists(#first, :at), #at = :at, #by = :by, #counts = :counts, #runs = :runs, #notes = :notes ADD #attempts :one',
+        ExpressionAttributeNames: {
+          '#key': L.objectKey,
+          '#first': L.firstReplayedAt,
+          '#at': L.replayedAt,
+          '#by': L.replayedBy,
+          '#counts': L.counts,
+          '#runs': L.runs,
+          '#notes': L.notes,
+          '#attempts': L.replayAttempts,
+        },
+        ExpressionAttributeValues: {
+          ':key': batch.objectKey,
+          ':at': replay.atMs,
+          ':by': replay.by,
+          ':counts': outcomes.counts,
+          ':runs': outcomes.runs,
+          ':notes': outcomes.notes,
+          ':one': 1,
+        },
+      }),
+    );
+  }
 
-/** The consumer's dedup row for a key: COMPLETED once a record with that key was applied. */
-export async function dedupRow(target: QuarantineTarget, dedupKey: string): Promise<DedupRow | undefined> {
-  const item = await getItem(target, dedupRowKey(target.consumer, dedupKey));
-  return item === undefined ? undefined : readDedupRow(item);
-}
+  advice(error: unknown): UserError | undefined {
+    return adviceFor(this.#advice, error);
+  }
 
-/**
- * The dedup row as the consumer sees it at `nowMs`: an expired row (isExpired, the claim condition's own
- * test) is absent to it, though DynamoDB's TTL deletes it only later, so a record under its key would be
- * applied again (docs/design.md#the-claim-condition).
- */
-export async function liveDedupRow(
-  target: QuarantineTarget,
-  dedupKey: string,
-  nowMs: number,
-): Promise<DedupRow | undefined> {
-  const row = await dedupRow(target, dedupKey);
-  return row === undefined || isExpired(row, Math.floor(nowMs / 1_000)) ? undefined : row;
+  consumerEnvironment() {
+    return {
+      variables: { INBOX_TABLE_NAME: this.#tableName, ...this.#handlerVariables },
+      flags: { INBOX_TABLE_NAME: '--table' },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#client.destroy();
+  }
+
+  async #getItem(pk: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.#client.send(
+      new GetCommand({ TableName: this.#tableName, Key: { [A.pk]: pk }, ConsistentRead: true }),
+    );
+    return Item;
+  }
 }
 
 /** The condition that the row is still as `row` was read: same status, same replay count. */
@@ -126,110 +277,4 @@ function unchanged(row: QuarantineRow) {
     names: { '#status': A.status, '#attempts': O.replayAttempts },
     values: { ':status': row.status, ':attempts': row.replayAttempts },
   };
-}
-
-/** Marks a quarantined row discarded and takes it out of the index; false when it changed meanwhile. */
-export async function discardRow(
-  target: QuarantineTarget,
-  row: QuarantineRow,
-  by: { readonly who: string; readonly why: string; readonly nowMs: number },
-): Promise<boolean> {
-  const condition = unchanged(row);
-  try {
-    await target.client.send(
-      new UpdateCommand({
-        TableName: target.tableName,
-        Key: { [A.pk]: quarantineRowKey(target.consumer, row.id) },
-        UpdateExpression:
-          'SET #status = :discarded, #since = :since, #at = :now, #by = :by, #why = :why REMOVE #ic, #iat',
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: {
-          ...condition.names,
-          '#since': O.quarantinedSince,
-          '#at': O.discardedAt,
-          '#by': O.discardedBy,
-          '#why': O.discardReason,
-          '#ic': A.quarantineConsumer,
-          '#iat': A.quarantinedAt,
-        },
-        ExpressionAttributeValues: {
-          ...condition.values,
-          ':discarded': OPERATOR_STATUS.discarded,
-          ':since': row.quarantinedAt ?? null,
-          ':now': by.nowMs,
-          ':by': by.who,
-          ':why': by.why,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
-}
-
-/**
- * Moves the row aside for a replay, in one transaction: a copy under replayingRowKey (still in the index, so
- * a replay that dies half way leaves the record listed) and the row's own key free, so a record
- * quarantined again writes a fresh row with its new reason. False when the row changed meanwhile.
- */
-export async function parkRow(target: QuarantineTarget, row: QuarantineRow): Promise<boolean> {
-  const condition = unchanged(row);
-  try {
-    await target.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: target.tableName,
-              Item: { ...row.item, [A.pk]: replayingRowKey(target.consumer, row.id) },
-              ConditionExpression: 'attribute_not_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': A.pk },
-            },
-          },
-          {
-            Delete: {
-              TableName: target.tableName,
-              Key: { [A.pk]: quarantineRowKey(target.consumer, row.id) },
-              ConditionExpression: condition.ConditionExpression,
-              ExpressionAttributeNames: condition.names,
-              ExpressionAttributeValues: condition.values,
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as { name?: string }).name === 'TransactionCanceledException') return false;
-    throw error;
-  }
-}
-
-/** Puts `item` back under the row's own key (absent, or the row a replay just wrote) and drops the copy. */
-export async function unparkRow(
-  target: QuarantineTarget,
-  id: string,
-  item: Record<string, unknown>,
-): Promise<void> {
-  await target.client.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: target.tableName,
-            Item: { ...item, [A.pk]: quarantineRowKey(target.consumer, id) },
-          },
-        },
-        { Delete: { TableName: target.tableName, Key: { [A.pk]: replayingRowKey(target.consumer, id) } } },
-      ],
-    }),
-  );
-}
-
-/** The item without the index keys, so the row leaves the `quarantine` index but stays for audit. */
-export function outOfIndex(item: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const { [A.quarantineConsumer]: _consumer, [A.quarantinedAt]: at, ...rest } = item;
-  return { ...rest, [O.quarantinedSince]: at ?? rest[O.quarantinedSince] ?? null };
 }
