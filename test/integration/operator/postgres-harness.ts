@@ -1,51 +1,17 @@
 /**
- * The operator commands against a real Postgres: PGlite behind its socket server on loopback, one per test
- * file (a cold start takes seconds), each file's rows in a schema of its own, made by
- * `msk-inbox postgres migrate` itself. Quarantine rows are written by a real consumer on the Postgres
- * store (fixtures/sql-orders-handler.ts).
- *
- * PGlite is one Postgres session behind every connection: the tool's pool, the consumer's pool (a replay's
- * --handler runs in this process) and the test's own take turns, never holding a transaction open while
- * another waits, so the few connections allowed here are safe.
+ * The operator commands against a real Postgres (test/support/local-postgres.ts: PGlite, one per test file),
+ * each file's rows in a schema of its own, made by `msk-inbox postgres migrate` itself. Quarantine rows
+ * are written by a real consumer on the Postgres store (fixtures/sql-orders-handler.ts).
  */
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import pg from 'pg';
+import type pg from 'pg';
 import { storedKey } from '../../../lambdas/postgres/sql-text.js';
 import type { OperatorIo } from '../../../operator/commands/operator-io.js';
 import { runOperator } from '../../../operator/operator-main.js';
+import { APPLIED_ORDERS_TABLE } from './fixtures/applied-orders.js';
 import { CONSUMER, type Run } from './operator-harness.js';
 
 export const SQL_HANDLER_FILE = join(import.meta.dirname, 'fixtures', 'sql-orders-handler.ts');
-
-export interface LocalPostgres {
-  readonly url: string;
-  /** The test's own connection, for seeding and reading rows. */
-  readonly pool: pg.Pool;
-  stop(): Promise<void>;
-}
-
-/** PGlite on a free loopback port; `stop` ends the test's pool before the server, then the database. */
-export async function startLocalPostgres(): Promise<LocalPostgres> {
-  const db = await PGlite.create();
-  // The tool, the consumer and the test: one connection each at most (see the module's note).
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 4 });
-  await server.start();
-  const port = Number(server.getServerConn().split(':').pop());
-  const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('error', () => undefined);
-  return {
-    url,
-    pool,
-    async stop() {
-      await pool.end();
-      await server.stop();
-      await db.close();
-    },
-  };
-}
 
 /** Runs one command line against the schema; `answer` is what a person types at a confirmation. */
 export async function pgOperator(
@@ -55,6 +21,17 @@ export async function pgOperator(
   answer?: string,
   nowMs: () => number = Date.now,
 ): Promise<Run> {
+  const { io, run } = collectingIo(answer, nowMs);
+  // migrate makes a schema for every consumer: it takes no --consumer.
+  const consumer = argv[1] === 'migrate' ? [] : ['--consumer', CONSUMER];
+  return run(await runOperator([...argv, '--postgres', url, '--schema', schema, ...consumer], io));
+}
+
+/** An OperatorIo that keeps what a command prints, and the Run it came to once given the exit code. */
+export function collectingIo(
+  answer?: string,
+  nowMs: () => number = Date.now,
+): { readonly io: OperatorIo; run(code: number): Run } {
   const out: string[] = [];
   const notes: string[] = [];
   const io: OperatorIo = {
@@ -64,10 +41,7 @@ export async function pgOperator(
     nowMs,
     user: () => 'test-operator',
   };
-  // migrate makes a schema for every consumer: it takes no --consumer.
-  const consumer = argv[1] === 'migrate' ? [] : ['--consumer', CONSUMER];
-  const code = await runOperator([...argv, '--postgres', url, '--schema', schema, ...consumer], io);
-  return { code, out: out.join('\n'), notes: notes.join('\n') };
+  return { io, run: (code) => ({ code, out: out.join('\n'), notes: notes.join('\n') }) };
 }
 
 /** The variables of a consumer on this schema, set before the fixture consumer is first imported. */
@@ -108,8 +82,9 @@ export async function sqlAppliedCountOf(
   schema: string,
   eventId: string,
 ): Promise<number | undefined> {
-  const { rows } = await pool.query(`SELECT applied FROM ${schema}.applied_orders WHERE event_id = $1`, [
-    eventId,
-  ]);
+  const { rows } = await pool.query(
+    `SELECT applied FROM ${schema}.${APPLIED_ORDERS_TABLE} WHERE event_id = $1`,
+    [eventId],
+  );
   return rows[0] === undefined ? undefined : Number(rows[0].applied);
 }

@@ -14,14 +14,14 @@ import { UserError } from '../../../operator/cli/user-error.js';
 import { getRow } from '../../../operator/operator-inbox.js';
 import { PostgresOperatorInbox } from '../../../operator/postgres-operator-inbox.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
+import { type LocalPostgres, startLocalPostgres } from '../../support/local-postgres.js';
+import { appliedOrdersSql } from './fixtures/applied-orders.js';
 import { CONSUMER, deliver } from './operator-harness.js';
 import {
-  type LocalPostgres,
   pgOperator,
   quarantineRowOf,
   SQL_HANDLER_FILE,
   sqlAppliedCountOf,
-  startLocalPostgres,
   useSqlConsumerEnvironment,
 } from './postgres-harness.js';
 
@@ -73,9 +73,7 @@ const POISON = [
 beforeAll(async () => {
   postgres = await startLocalPostgres();
   expect((await run('postgres', 'migrate')).code).toBe(0);
-  await postgres.pool.query(
-    `CREATE TABLE ${SCHEMA}.applied_orders (event_id text PRIMARY KEY, applied integer NOT NULL)`,
-  );
+  await postgres.pool.query(appliedOrdersSql(SCHEMA));
   useSqlConsumerEnvironment(postgres.url, SCHEMA);
   consumer = (await import('./fixtures/sql-orders-handler.js')).handler;
   // One batch each, so their quarantined_at differ.
