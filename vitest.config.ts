@@ -7,6 +7,12 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
  */
 export const DYNAMODB_LOCAL_SETUP = 'test/support/dynamodb-local-setup.ts';
 
+/**
+ * Debian's Postgres for the run where installed (else says once why its tests are skipped), and PGlite's
+ * template made before any file starts a PGlite (test/support/postgres.ts).
+ */
+export const POSTGRES_SETUP = 'test/support/postgres-setup.ts';
+
 /** Prints, once, why the Kafka broker tests (test/e2e/kafka) are skipped where kcat is missing. */
 const BROKER_SETUP = 'test/support/broker-setup.ts';
 
@@ -37,7 +43,8 @@ export const projects: TestProjectInlineConfiguration[] = [
   project('unit'),
   // CDK synth and cdk-nag
   project('infra'),
-  project('integration', [DYNAMODB_LOCAL_SETUP]),
+  // DynamoDB Local, and Postgres (test/integration/postgres)
+  project('integration', [DYNAMODB_LOCAL_SETUP, POSTGRES_SETUP]),
   // fault schedules, hostile batches
   project('property', [DYNAMODB_LOCAL_SETUP]),
   // malformed events; the handler fuzz writes to DynamoDB Local

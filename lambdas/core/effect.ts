@@ -39,7 +39,9 @@ export interface SqlTransaction {
   ): Promise<SqlResult<Row>>;
 }
 
+/** What a statement returned. */
 export interface SqlResult<Row> {
+  /** The rows it returned (a SELECT, or RETURNING). */
   readonly rows: readonly Row[];
   /** Rows the statement inserted, updated, deleted or returned. */
   readonly rowCount: number;

@@ -1,4 +1,5 @@
 /**
+ * @packageDocumentation
  * MSK Inbox on Postgres (`msk-inbox/postgres`): the inbox row in the business database's own transaction.
  *
  * ```ts
@@ -20,6 +21,7 @@ import { type ConnectionSource, connectionPool } from './connection.js';
 import { PostgresInboxStore } from './postgres-inbox-store.js';
 import { type PostgresSettings, readPostgresSettings } from './postgres-settings.js';
 
+/** How `postgresInbox` connects. */
 export interface PostgresInboxOptions {
   /**
    * Connection settings in code, over the environment's POSTGRES_* variables (the KafkaConsumer construct
@@ -61,6 +63,8 @@ export function postgresInbox(options: PostgresInboxOptions = {}): InboxStoreCho
   });
 }
 
+export type { SettingValue } from '../core/settings.js';
+export type { InboxStoreChoice } from '../core/store-choice.js';
 export { POSTGRES_REJECTED } from './member-transaction.js';
-export { POSTGRES_SETTINGS, type PostgresSettings } from './postgres-settings.js';
-export { MIGRATIONS, migrate, migrationSql } from './schema.js';
+export { POSTGRES_SETTINGS, type PostgresSettingName, type PostgresSettings } from './postgres-settings.js';
+export { MIGRATIONS, migrate, migrationSql, type Queryable } from './schema.js';

@@ -8,6 +8,7 @@
 import { ConfigError } from '../core/errors.js';
 import { type SettingDefinition, type SettingValue, valueProblem } from '../core/settings.js';
 
+/** Every connection setting of the Postgres store: variable, kind, default, meaning. */
 export const POSTGRES_SETTINGS = {
   host: {
     env: 'POSTGRES_HOST',
@@ -65,6 +66,15 @@ export const POSTGRES_SETTINGS = {
     meaning:
       'connections per execution environment; `0`: one per partition processed at once (`PARTITION_CONCURRENCY`)',
   },
+  idleTimeoutMs: {
+    env: 'POSTGRES_IDLE_TIMEOUT_MS',
+    kind: 'integer',
+    default: 60_000,
+    min: 1,
+    max: 3_600_000,
+    meaning:
+      'an idle pooled connection is closed after this (RDS Proxy multiplexes its own; a frozen environment keeps its connections until it thaws)',
+  },
   statementTimeoutMs: {
     env: 'POSTGRES_STATEMENT_TIMEOUT_MS',
     kind: 'integer',
@@ -75,8 +85,10 @@ export const POSTGRES_SETTINGS = {
   },
 } as const satisfies Record<string, SettingDefinition>;
 
+/** A connection setting's name. */
 export type PostgresSettingName = keyof typeof POSTGRES_SETTINGS;
 
+/** Every connection setting, resolved; `postgresInbox({ settings })` takes any of them. */
 export type PostgresSettings = {
   readonly [K in PostgresSettingName]: SettingValue<(typeof POSTGRES_SETTINGS)[K]>;
 };

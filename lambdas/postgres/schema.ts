@@ -105,8 +105,12 @@ CREATE TABLE IF NOT EXISTS ${schema}.${SCHEMA_VERSION_TABLE} (
 );`;
 }
 
-/** What `migrate` needs of a connection: the `pg` client's query. */
+/**
+ * What `migrate` needs of a connection: the `pg` client's query. One connection (a `pg.Client`, or a
+ * client from `pool.connect()`), never a pool, whose statements may each go to another connection.
+ */
 export interface Queryable {
+  /** Runs one statement (or a script, without parameters). */
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 

@@ -33,6 +33,12 @@ export interface GuardedProcess {
 
 export interface GuardedSpawnOptions {
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Run the guard, and so the program, as this user and group (root only): for programs that refuse to run
+   * as root, such as Postgres. Node drops the supplementary groups too.
+   */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 /** Runs `command args` under the guard; resolves once the program runs, with its pid. */
@@ -43,6 +49,8 @@ export async function spawnGuarded(
 ): Promise<GuardedProcess> {
   const guard = spawn(process.execPath, [GUARD_SCRIPT, command, ...args], {
     env: options.env ?? process.env,
+    ...(options.uid === undefined ? {} : { uid: options.uid }),
+    ...(options.gid === undefined ? {} : { gid: options.gid }),
     // stdin is the lifeline (never written); fd 3 tells the program's pid or why it did not start.
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   }) as GuardedProcess['guard'];
