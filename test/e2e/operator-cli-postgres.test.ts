@@ -43,7 +43,7 @@ describe('msk-inbox on Postgres, spawned', () => {
   it('says to migrate where the tables are missing, then lists once they are made', async () => {
     expectOneLine(
       await mskInbox(['quarantine', 'list', '--consumer', 'orders', ...at('cli_schema')]),
-      /^msk-inbox: the inbox tables are missing or out of date in schema cli_schema at .*: run `msk-inbox postgres migrate --postgres postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres --schema cli_schema`$/,
+      /^msk-inbox: the inbox tables are missing or out of date in schema cli_schema at .*: run `msk-inbox postgres migrate --postgres postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres --schema cli_schema`$/,
     );
     const migrated = await mskInbox(['postgres', 'migrate', ...at('cli_schema')]);
     expect({ code: migrated.code, stdout: migrated.stdout }).toMatchObject({

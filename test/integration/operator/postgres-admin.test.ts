@@ -126,7 +126,7 @@ describe("a person's mistakes, one line each", () => {
 
   it('names missing tables with the command that makes them', async () => {
     await expect(run('never_migrated', 'quarantine', 'list')).rejects.toThrow(
-      /^the inbox tables are missing or out of date in schema never_migrated at 127\.0\.0\.1:\d+\/postgres \(.*\): run `msk-inbox postgres migrate --postgres postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/postgres --schema never_migrated`$/,
+      /^the inbox tables are missing or out of date in schema never_migrated at 127\.0\.0\.1:\d+\/postgres \(.*\): run `msk-inbox postgres migrate --postgres postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres --schema never_migrated`$/,
     );
   });
 
