@@ -5,7 +5,6 @@ import { failedBatchesList } from './commands/failed-batches-list.js';
 import { failedBatchesReplay } from './commands/failed-batches-replay.js';
 import { failedBatchesShow } from './commands/failed-batches-show.js';
 import { type OperatorIo, PROCESS_IO } from './commands/operator-io.js';
-import { postgresDeleteExpired, postgresMigrate } from './commands/postgres-commands.js';
 import { quarantineDiscard } from './commands/quarantine-discard.js';
 import { quarantineList } from './commands/quarantine-list.js';
 import { quarantineReplay } from './commands/quarantine-replay.js';
@@ -60,7 +59,13 @@ const GROUPS: Record<string, { readonly help: string; readonly commands: Record<
   },
   postgres: {
     help: POSTGRES_GROUP_HELP,
-    commands: { migrate: postgresMigrate, 'delete-expired': postgresDeleteExpired },
+    // Loaded when run, with the `pg` driver: no other command pays for it.
+    commands: {
+      migrate: async (argv, io) =>
+        (await import('./commands/postgres-commands.js')).postgresMigrate(argv, io),
+      'delete-expired': async (argv, io) =>
+        (await import('./commands/postgres-commands.js')).postgresDeleteExpired(argv, io),
+    },
   },
 };
 

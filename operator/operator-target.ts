@@ -11,16 +11,8 @@ import { UserError } from './cli/user-error.js';
 import { DynamoDbOperatorInbox } from './dynamodb-operator-inbox.js';
 import { type LocalFallback, withLocalFallback } from './local-fallback.js';
 import type { OperatorInbox } from './operator-inbox.js';
-import { PostgresOperatorInbox } from './postgres-operator-inbox.js';
-import {
-  POSTGRES_FLAGS,
-  POSTGRES_HELP,
-  type PostgresConnection,
-  postgresAdvice,
-  postgresFromStack,
-  postgresFromUrl,
-  stackHasPostgres,
-} from './postgres-target.js';
+import { POSTGRES_FLAGS, POSTGRES_HELP, stackHasPostgres } from './postgres-flags.js';
+import type { PostgresConnection } from './postgres-target.js';
 import { readStackOutputs, STACK_OUTPUT_KEYS, type StackOutputs } from './stack-outputs.js';
 
 export const COMMON_FLAGS = {
@@ -107,11 +99,16 @@ export async function operatorTarget(
   const regionFlag = stringFlag(values.region);
   const profile = stringFlag(values.profile);
   const where = { consumer, region: regionFlag, endpoint, profile, stack };
-  const postgres = postgresOf(values, stack, consumer);
+  const postgres = await postgresOf(values, stack, consumer);
   if (postgres !== undefined) {
     if (endpoint !== undefined) {
       throw new UserError("--endpoint is DynamoDB's: a Postgres inbox is reached through --postgres URL");
     }
+    // Loaded only for a Postgres inbox, with the `pg` driver.
+    const [{ PostgresOperatorInbox }, { postgresAdvice }] = await Promise.all([
+      import('./postgres-operator-inbox.js'),
+      import('./postgres-target.js'),
+    ]);
     const inbox = new PostgresOperatorInbox({
       ...postgres,
       consumer,
@@ -157,18 +154,22 @@ export async function operatorTarget(
  * The Postgres inbox the flags or the stack name, else undefined (a DynamoDB one). A flag wins over the
  * stack, as everywhere: `--table` means DynamoDB whatever the stack declares.
  */
-function postgresOf(
+async function postgresOf(
   values: Values,
   stack: StackOutputs | undefined,
   consumer: string,
-): PostgresConnection | undefined {
+): Promise<PostgresConnection | undefined> {
   const url = stringFlag(values.postgres);
   const schema = stringFlag(values.schema);
   if (url !== undefined && stringFlag(values.table) !== undefined) {
     throw new UserError('--postgres or --table, not both: the inbox is in one of them');
   }
-  if (url !== undefined) return postgresFromUrl(url, schema ?? stack?.postgres.schema);
+  if (url !== undefined) {
+    const { postgresFromUrl } = await import('./postgres-target.js');
+    return postgresFromUrl(url, schema ?? stack?.postgres.schema);
+  }
   if (stringFlag(values.table) === undefined && stack !== undefined && stackHasPostgres(stack.postgres)) {
+    const { postgresFromStack } = await import('./postgres-target.js');
     return postgresFromStack(stack.stackName, stack.postgres, schema, consumer);
   }
   if (schema !== undefined) {

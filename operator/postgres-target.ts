@@ -14,17 +14,7 @@ import { checkedSchema } from '../lambdas/postgres/schema.js';
 import { sqlStateOf } from '../lambdas/postgres/sqlstate.js';
 import { POSTGRES_STACK_OUTPUT_KEYS, type PostgresStackOutputs } from '../lambdas/postgres/stack-outputs.js';
 import { UserError } from './cli/user-error.js';
-
-export const POSTGRES_FLAGS = {
-  postgres: { type: 'string' },
-  schema: { type: 'string' },
-} as const;
-
-export const DEFAULT_SCHEMA = String(POSTGRES_SETTINGS.schema.default);
-
-export const POSTGRES_HELP = `  --postgres URL    a Postgres inbox (msk-inbox/postgres): postgres://user:password@host:5432/database
-                    (sslmode=... in the URL for TLS); instead of --table
-  --schema NAME     the schema of its tables (default: the stack's PostgresSchema output, else ${DEFAULT_SCHEMA})`;
+import { DEFAULT_SCHEMA } from './postgres-flags.js';
 
 /** A connection to a Postgres inbox, and what the messages and a local consumer need of it. */
 export interface PostgresConnection {
@@ -77,11 +67,6 @@ export function postgresFromUrl(url: string, schemaFlag: string | undefined): Po
     },
     migrateFlags: `--postgres ${redacted(url)} --schema ${schema}`,
   };
-}
-
-/** Whether the stack declared a Postgres inbox. */
-export function stackHasPostgres(outputs: PostgresStackOutputs): boolean {
-  return Object.keys(outputs).length > 0;
 }
 
 /**

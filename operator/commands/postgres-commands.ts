@@ -10,15 +10,12 @@ import { POSTGRES_STACK_OUTPUT_KEYS } from '../../lambdas/postgres/stack-outputs
 import { parseCommandLine, positiveIntegerFlag } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import { stringFlag } from '../operator-target.js';
+import { DEFAULT_SCHEMA, POSTGRES_FLAGS, POSTGRES_HELP, stackHasPostgres } from '../postgres-flags.js';
 import {
-  DEFAULT_SCHEMA,
-  POSTGRES_FLAGS,
-  POSTGRES_HELP,
   type PostgresConnection,
   postgresAdvice,
   postgresFromStack,
   postgresFromUrl,
-  stackHasPostgres,
 } from '../postgres-target.js';
 import { readStackOutputs } from '../stack-outputs.js';
 import type { OperatorIo } from './operator-io.js';
