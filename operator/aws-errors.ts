@@ -1,20 +1,11 @@
 /** The SDK's failures an operator can fix, as one line that says how (the house style: operator/cli/). */
 import { UserError } from './cli/user-error.js';
 
-/** What the advice names of where the tool looked (an OperatorTarget is one). */
+/** What the advice names of where the tool looked (a DynamoDB inbox's table, endpoint and region). */
 export interface AdviceTarget {
   readonly tableName: string;
   readonly endpoint?: string | undefined;
   readonly region?: string | undefined;
-}
-
-/** Runs `work`; a failure with a known fix becomes a UserError naming it. */
-export async function withAwsAdvice<T>(target: AdviceTarget, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw adviceFor(target, error) ?? error;
-  }
 }
 
 export function adviceFor(target: AdviceTarget, error: unknown): UserError | undefined {

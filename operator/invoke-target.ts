@@ -21,8 +21,9 @@ export const INVOKER_HELP = `What the records run through (one of them):
                    lambda:GetFunctionConfiguration (its DEDUP_* settings judge the outcomes)
   --stack NAME     the function of the stack's FunctionName output (a --function flag wins)
   --handler FILE   a module exporting the Lambda handler (\`handler\`), run in this process with the
-                   function's environment: INBOX_TABLE_NAME, CONSUMER_NAME, and for --endpoint
-                   AWS_ENDPOINT_URL_DYNAMODB; the consumer's other variables come from your shell
+                   function's environment: CONSUMER_NAME, INBOX_TABLE_NAME (for --endpoint
+                   AWS_ENDPOINT_URL_DYNAMODB) or the POSTGRES_* of --postgres; the consumer's other
+                   variables come from your shell
   --lambda-endpoint URL
                    the local runtime's Invoke API, e.g. the one \`npm start -- --keep\` prints, signed
                    as --endpoint is; the SDK's own AWS_ENDPOINT_URL_LAMBDA works too`;
@@ -141,10 +142,13 @@ function sameConsumer(
   environment: Readonly<Record<string, string | undefined>>,
   target: OperatorTarget,
 ): void {
+  const ours = target.inbox.consumerEnvironment();
   const checks = [
-    ['CONSUMER_NAME', environment.CONSUMER_NAME, '--consumer', target.consumer],
-    ['INBOX_TABLE_NAME', environment.INBOX_TABLE_NAME, '--table', target.tableName],
-  ] as const;
+    ['CONSUMER_NAME', environment.CONSUMER_NAME, '--consumer', target.consumer] as const,
+    ...Object.entries(ours.flags).map(
+      ([variable, flag]) => [variable, environment[variable], flag, ours.variables[variable] ?? ''] as const,
+    ),
+  ];
   for (const [variable, theirs, flag, ours] of checks) {
     if (theirs !== undefined && theirs !== ours) {
       throw new UserError(

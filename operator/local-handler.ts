@@ -18,20 +18,16 @@ export type Invoke = (event: KafkaEvent) => Promise<KafkaBatchResponse | undefin
 const REPLAY_TIMEOUT_MS = 900_000;
 
 /**
- * The variables the function gets from the KafkaConsumer construct, for this target. The handler signs as
- * the tool does: with the SDK's own chain, and the local pair only where the tool fell back to it.
+ * The variables the function gets from the KafkaConsumer construct, for this target: its consumer, and how
+ * its inbox is reached (OperatorInbox.consumerEnvironment: the table, signed as the tool signs with the SDK's
+ * own chain and the local pair only where the tool fell back to it; or the Postgres connection).
  */
 export function functionEnvironment(target: OperatorTarget): Record<string, string> {
-  const { credentials } = target.fallback;
   return {
-    INBOX_TABLE_NAME: target.tableName,
+    ...target.inbox.consumerEnvironment().variables,
     CONSUMER_NAME: target.consumer,
     ...(target.region === undefined ? {} : { AWS_REGION: target.region }),
     ...(target.profile === undefined ? {} : { AWS_PROFILE: target.profile }),
-    ...(target.endpoint === undefined ? {} : { AWS_ENDPOINT_URL_DYNAMODB: target.endpoint }),
-    ...(credentials === undefined
-      ? {}
-      : { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey }),
   };
 }
 

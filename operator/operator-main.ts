@@ -9,6 +9,7 @@ import { quarantineDiscard } from './commands/quarantine-discard.js';
 import { quarantineList } from './commands/quarantine-list.js';
 import { quarantineReplay } from './commands/quarantine-replay.js';
 import { quarantineShow } from './commands/quarantine-show.js';
+import { closeOperatorTargets } from './operator-target.js';
 
 export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help on any of them)
 
@@ -21,6 +22,10 @@ export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help o
   failed-batches show    one batch: why it failed, each record decoded, what the inbox holds of it
   failed-batches replay  each record through the consumer again, in offset order per partition (--dry-run)
 
+  postgres migrate         a Postgres inbox's tables made or brought up to date (--print: the SQL)
+  postgres delete-expired  a Postgres inbox's expired dedup rows deleted, in bounded batches
+
+The inbox is a DynamoDB table (--table) or a Postgres schema (--postgres URL); --stack NAME reads either.
 Replays run through the deployed function (--function NAME, or --stack NAME) or a local --handler FILE.
 Errors are one line (exit 2 for a mistake you can fix, 1 otherwise); --verbose shows stack traces.`;
 
@@ -31,6 +36,10 @@ ${MAIN_HELP.split('\n').slice(2, 6).join('\n')}`;
 export const FAILED_BATCHES_HELP = `Usage: msk-inbox failed-batches <list|show|replay> [flags]
 
 ${MAIN_HELP.split('\n').slice(7, 10).join('\n')}`;
+
+export const POSTGRES_GROUP_HELP = `Usage: msk-inbox postgres <migrate|delete-expired> [flags]
+
+${MAIN_HELP.split('\n').slice(11, 13).join('\n')}`;
 
 type Command = (argv: readonly string[], io: OperatorIo) => Promise<number>;
 
@@ -47,6 +56,16 @@ const GROUPS: Record<string, { readonly help: string; readonly commands: Record<
   'failed-batches': {
     help: FAILED_BATCHES_HELP,
     commands: { list: failedBatchesList, show: failedBatchesShow, replay: failedBatchesReplay },
+  },
+  postgres: {
+    help: POSTGRES_GROUP_HELP,
+    // Loaded when run, with the `pg` driver: no other command pays for it.
+    commands: {
+      migrate: async (argv, io) =>
+        (await import('./commands/postgres-commands.js')).postgresMigrate(argv, io),
+      'delete-expired': async (argv, io) =>
+        (await import('./commands/postgres-commands.js')).postgresDeleteExpired(argv, io),
+    },
   },
 };
 
@@ -70,7 +89,13 @@ export async function runOperator(argv: readonly string[], io: OperatorIo = PROC
   if (command === undefined) {
     throw new UserError(`unknown command ${group} ${name}: msk-inbox ${group} --help lists them`);
   }
-  return command(rest, io);
+  try {
+    return await command(rest, io);
+  } finally {
+    // The target's connections (a Postgres pool) would keep the process alive, and a test's next command
+    // would find them still open.
+    await closeOperatorTargets();
+  }
 }
 
 export const OPERATOR_CLI: CliMain = { name: 'msk-inbox', run: (argv) => runOperator(argv) };

@@ -1,20 +1,24 @@
 /**
- * The flags every operator command shares and what they resolve to: the table, the consumer and a
- * DynamoDB client. The consumer and the table come from the flags, else from the stack's outputs
- * (`--stack`), else from the function's own variables (CONSUMER_NAME, INBOX_TABLE_NAME), so a shell set
- * up like the function needs no flag.
+ * The flags every operator command shares and what they resolve to: the consumer and its inbox, in a
+ * DynamoDB table or a Postgres schema (operator-inbox.ts). Both come from the flags, else from the stack's
+ * outputs (`--stack`), else from the function's own variables (CONSUMER_NAME, INBOX_TABLE_NAME), so a
+ * shell set up like the function needs no flag.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CONSUMER_NAME_PATTERN } from '../lambdas/core/inbox-rows.js';
 import { UserError } from './cli/user-error.js';
+import { DynamoDbOperatorInbox } from './dynamodb-operator-inbox.js';
 import { type LocalFallback, withLocalFallback } from './local-fallback.js';
-import type { QuarantineTarget } from './quarantine-table.js';
+import type { OperatorInbox } from './operator-inbox.js';
+import { POSTGRES_FLAGS, POSTGRES_HELP, stackHasPostgres } from './postgres-flags.js';
+import type { PostgresConnection } from './postgres-target.js';
 import { readStackOutputs, STACK_OUTPUT_KEYS, type StackOutputs } from './stack-outputs.js';
 
 export const COMMON_FLAGS = {
   consumer: { type: 'string' },
   table: { type: 'string' },
+  ...POSTGRES_FLAGS,
   region: { type: 'string' },
   endpoint: { type: 'string' },
   profile: { type: 'string' },
@@ -26,6 +30,7 @@ export const COMMON_FLAGS = {
 export const COMMON_HELP = `Common flags:
   --consumer NAME   the consumer's name (default: $CONSUMER_NAME)
   --table NAME      the inbox table (default: $INBOX_TABLE_NAME)
+${POSTGRES_HELP}
   --region R        AWS region (default: the SDK's: $AWS_REGION, the profile's; with --endpoint and
                     none configured, us-east-1)
   --endpoint URL    DynamoDB Local (e.g. the one \`npm start -- --keep\` prints) or another AWS-compatible
@@ -34,11 +39,14 @@ export const COMMON_HELP = `Common flags:
                     the fixed local key \`npm start\` uses (DynamoDB Local keeps tables per key and region)
   --profile P       a profile of the shared AWS config (default: $AWS_PROFILE)
   --stack NAME      the deployed stack: its outputs give what these flags do not (FunctionName,
-                    InboxTableName, ConsumerName, FailedBatchesBucket)
+                    InboxTableName, ConsumerName, FailedBatchesBucket; for Postgres PostgresHost, ...)
   --json            machine-readable output on stdout
   --verbose         stack traces for errors`;
 
-export interface OperatorTarget extends QuarantineTarget {
+export interface OperatorTarget {
+  readonly consumer: string;
+  /** Where the consumer's rows are read and written: its DynamoDB table or its Postgres schema. */
+  readonly inbox: OperatorInbox;
   /** `--region`, else the local one where `--endpoint` found none configured; undefined: the SDK's own. */
   readonly region: string | undefined;
   /** What nothing configured and the tool filled in at `--endpoint` (local-fallback.ts); `{}` without it. */
@@ -87,15 +95,33 @@ export async function operatorTarget(
   if (!CONSUMER_NAME_PATTERN.test(consumer)) {
     throw new UserError(`--consumer ${consumer} is not a consumer name (1-64 of A-Z a-z 0-9 _ . -)`);
   }
-  const tableName = stringFlag(values.table) ?? stack?.inboxTableName ?? env.INBOX_TABLE_NAME;
-  if (!tableName) {
-    throw new UserError(
-      `which table? pass --table NAME (or set INBOX_TABLE_NAME)${orStack(STACK_OUTPUT_KEYS.inboxTableName)}`,
-    );
-  }
   const endpoint = endpointFlag('endpoint', stringFlag(values.endpoint), 'http://127.0.0.1:8000');
   const regionFlag = stringFlag(values.region);
   const profile = stringFlag(values.profile);
+  const where = { consumer, region: regionFlag, endpoint, profile, stack };
+  const postgres = await postgresOf(values, stack, consumer);
+  if (postgres !== undefined) {
+    if (endpoint !== undefined) {
+      throw new UserError("--endpoint is DynamoDB's: a Postgres inbox is reached through --postgres URL");
+    }
+    // Loaded only for a Postgres inbox, with the `pg` driver.
+    const [{ PostgresOperatorInbox }, { postgresAdvice }] = await Promise.all([
+      import('./postgres-operator-inbox.js'),
+      import('./postgres-target.js'),
+    ]);
+    const inbox = new PostgresOperatorInbox({
+      ...postgres,
+      consumer,
+      advice: (error) => postgresAdvice(postgres, error),
+    });
+    return opened({ ...where, inbox, fallback: {} });
+  }
+  const tableName = stringFlag(values.table) ?? stack?.inboxTableName ?? env.INBOX_TABLE_NAME;
+  if (!tableName) {
+    throw new UserError(
+      `which table? pass --table NAME (or set INBOX_TABLE_NAME), or --postgres URL for a Postgres inbox${orStack(STACK_OUTPUT_KEYS.inboxTableName)}`,
+    );
+  }
   const make = (fallback: LocalFallback) =>
     new DynamoDBClient({
       maxAttempts: 3,
@@ -106,16 +132,67 @@ export async function operatorTarget(
     });
   const { client, fallback } = await withLocalFallback(make, endpoint, profile, env);
   const region = regionFlag ?? fallback.region;
-  return {
+  const { credentials } = fallback;
+  const inbox = new DynamoDbOperatorInbox({
     client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
     tableName,
     consumer,
-    region,
-    fallback,
     endpoint,
-    profile,
-    stack,
-  };
+    region,
+    // A consumer run here (--handler) reaches the same table, signed as the tool is.
+    handlerVariables: {
+      ...(endpoint === undefined ? {} : { AWS_ENDPOINT_URL_DYNAMODB: endpoint }),
+      ...(credentials === undefined
+        ? {}
+        : { AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey }),
+    },
+  });
+  return opened({ ...where, region, inbox, fallback });
+}
+
+/**
+ * The Postgres inbox the flags or the stack name, else undefined (a DynamoDB one). A flag wins over the
+ * stack, as everywhere: `--table` means DynamoDB whatever the stack declares.
+ */
+async function postgresOf(
+  values: Values,
+  stack: StackOutputs | undefined,
+  consumer: string,
+): Promise<PostgresConnection | undefined> {
+  const url = stringFlag(values.postgres);
+  const schema = stringFlag(values.schema);
+  if (url !== undefined && stringFlag(values.table) !== undefined) {
+    throw new UserError('--postgres or --table, not both: the inbox is in one of them');
+  }
+  if (url !== undefined) {
+    const { postgresFromUrl } = await import('./postgres-target.js');
+    return postgresFromUrl(url, schema ?? stack?.postgres.schema);
+  }
+  if (stringFlag(values.table) === undefined && stack !== undefined && stackHasPostgres(stack.postgres)) {
+    const { postgresFromStack } = await import('./postgres-target.js');
+    return postgresFromStack(stack.stackName, stack.postgres, schema, consumer);
+  }
+  if (schema !== undefined) {
+    throw new UserError(
+      '--schema goes with --postgres URL (or a stack with Postgres outputs), not a DynamoDB table',
+    );
+  }
+  return undefined;
+}
+
+/** Targets whose connections the command's runner ends (closeOperatorTargets), however it ends. */
+const openTargets = new Set<OperatorTarget>();
+
+function opened(target: OperatorTarget): OperatorTarget {
+  openTargets.add(target);
+  return target;
+}
+
+/** Ends every target's connections: runOperator calls it after each command, so the process can exit. */
+export async function closeOperatorTargets(): Promise<void> {
+  const targets = [...openTargets];
+  openTargets.clear();
+  await Promise.all(targets.map((target) => target.inbox.close().catch(() => undefined)));
 }
 
 /** An endpoint flag's value, checked to be an http(s) URL; `example` is what the one-line error suggests. */

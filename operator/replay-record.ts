@@ -3,7 +3,7 @@
  *
  * - The record goes out under its own coordinates, so the inbox dedups it as it would a redelivery: a
  *   replay of an applied record is a duplicate, whatever the number of replays.
- * - Before the invocation the row is moved aside (parkRow), leaving its key free: a record the consumer
+ * - Before the invocation the row is moved aside (OperatorInbox.park), leaving its key free: a record the consumer
  *   quarantines again writes a fresh row there, with the new reason. The engine writes quarantine rows
  *   only where none is (`attribute_not_exists`), so with the old row in place it would be silent.
  * - Reported in the response (or the invocation threw): failed, the row goes back as it was.
@@ -22,7 +22,6 @@ import {
   INBOX_STATUS,
   OPERATOR_ATTRIBUTES as O,
   OPERATOR_STATUS,
-  quarantineRowKey,
 } from '../lambdas/core/inbox-rows.js';
 import type { KafkaEvent } from '../lambdas/core/kafka-event.js';
 import { PAYLOAD_CONFLICT } from '../lambdas/core/outcome.js';
@@ -35,14 +34,7 @@ import {
   settingsOfRow,
 } from './consumer-settings.js';
 import type { Invoke } from './local-handler.js';
-import {
-  getItem,
-  liveDedupRow,
-  outOfIndex,
-  parkRow,
-  type QuarantineTarget,
-  unparkRow,
-} from './quarantine-table.js';
+import { liveDedupRow, type OperatorInbox, outOfIndex } from './operator-inbox.js';
 import { replayEventOf } from './quarantined-record.js';
 
 export type ReplayOutcome =
@@ -133,12 +125,12 @@ export interface DedupState {
 
 /** An expired dedup row reads as none: the consumer would take its key as free (liveDedupRow). */
 export async function readDedupState(
-  target: QuarantineTarget,
+  inbox: OperatorInbox,
   keys: readonly (string | undefined)[],
   nowMs: number,
 ): Promise<DedupState> {
   const candidates = [...new Set(keys.filter((key): key is string => key !== undefined))];
-  const rows = await Promise.all(candidates.map((key) => liveDedupRow(target, key, nowMs)));
+  const rows = await Promise.all(candidates.map((key) => liveDedupRow(inbox, key, nowMs)));
   const completed = candidates.filter((_key, index) => rows[index]?.status === INBOX_STATUS.completed);
   const applied = rows.find((row) => row?.status === INBOX_STATUS.completed);
   return {
@@ -163,14 +155,13 @@ export async function readDedupState(
  *   means the consumer skipped it.
  */
 export async function sendAndJudge(
-  target: QuarantineTarget,
+  inbox: OperatorInbox,
   sent: { readonly coordinates: string; readonly event: KafkaEvent },
   state: DedupState,
   invoke: Invoke,
   nowMs: () => number,
 ): Promise<Judgement> {
-  const quarantineKey = quarantineRowKey(target.consumer, sent.coordinates);
-  const quarantinedBefore = await getItem(target, quarantineKey);
+  const quarantinedBefore = await inbox.quarantineRow(sent.coordinates);
   let failure: string | undefined;
   try {
     const response = await invoke(sent.event);
@@ -178,7 +169,8 @@ export async function sendAndJudge(
   } catch (error) {
     failure = `the handler threw: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
   }
-  const written = quarantinedBefore === undefined ? await getItem(target, quarantineKey) : undefined;
+  const written =
+    quarantinedBefore === undefined ? (await inbox.quarantineRow(sent.coordinates))?.item : undefined;
   if (written !== undefined) {
     const detail = `${String(written[A.reason])}: ${String(written[A.error] ?? '')}`;
     return { outcome: 'quarantined', detail, quarantineItem: written };
@@ -196,7 +188,7 @@ export async function sendAndJudge(
   // consumer skipped the record) is not this replay's doing: liveDedupRow reads it as none.
   for (const key of state.keys) {
     if (state.completedBefore.has(key)) continue;
-    const after = await liveDedupRow(target, key, nowMs());
+    const after = await liveDedupRow(inbox, key, nowMs());
     if (after?.status === INBOX_STATUS.completed)
       return { outcome: 'applied', detail: 'applied', dedupKey: key };
   }
@@ -207,7 +199,7 @@ export async function sendAndJudge(
 }
 
 export async function replayRow(
-  target: QuarantineTarget,
+  inbox: OperatorInbox,
   row: QuarantineRow,
   options: ReplayOptions,
 ): Promise<ReplayResult> {
@@ -218,7 +210,7 @@ export async function replayRow(
   // Judged by what the consumer kept on the row (its key, its window), where it did.
   const settings = settingsOfRow(row, options.settings);
   const state = await readDedupState(
-    target,
+    inbox,
     dedupKeysOfRow(row, rebuilt.record, options.settings),
     options.nowMs(),
   );
@@ -240,13 +232,13 @@ export async function replayRow(
   }
   if (options.dryRun) return { id, outcome: 'would-replay', detail: dryRunDetail(state), ...keyed };
   // A row already aside is a replay that stopped half way: this one finishes it.
-  if (!row.parked && !(await parkRow(target, row))) {
+  if (!row.parked && !(await inbox.park(row))) {
     return { id, outcome: 'changed-meanwhile', detail: 'the row changed while it was read: run again' };
   }
   // A row a redelivery wrote under the free key while this one was aside (a replay that stopped half way)
   // is not this invocation's: sendAndJudge does not take it for the outcome, which overwrites it below.
   const judged = await sendAndJudge(
-    target,
+    inbox,
     { coordinates: id, event: rebuilt.event },
     state,
     options.invoke,
@@ -258,7 +250,7 @@ export async function replayRow(
   };
   if (judged.outcome === 'quarantined') {
     const detail = `quarantined again: ${judged.detail}`;
-    await unparkRow(target, id, {
+    await inbox.unpark(id, {
       ...judged.quarantineItem,
       ...replay,
       [O.replayOutcome]: 'quarantined-again',
@@ -270,7 +262,7 @@ export async function replayRow(
   }
   if (judged.outcome === 'failed') {
     // Back in the index as it was, with the attempt counted.
-    await unparkRow(target, id, {
+    await inbox.unpark(id, {
       ...row.item,
       ...replay,
       [O.replayOutcome]: 'failed',
@@ -278,7 +270,7 @@ export async function replayRow(
     });
     return { id, outcome: 'failed', detail: judged.detail, ...keyed };
   }
-  await unparkRow(target, id, {
+  await inbox.unpark(id, {
     ...outOfIndex(row.item),
     ...replay,
     [A.status]: OPERATOR_STATUS.resolved,

@@ -5,6 +5,7 @@
  * keys to get the same help (docs/operate.md#where-it-looks).
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { POSTGRES_STACK_OUTPUT_KEYS, type PostgresStackOutputs } from '../lambdas/postgres/stack-outputs.js';
 import { credentialAdvice } from './aws-errors.js';
 import { UserError } from './cli/user-error.js';
 
@@ -18,6 +19,8 @@ export const STACK_OUTPUT_KEYS = {
 
 export type StackOutputs = {
   readonly stackName: string;
+  /** A Postgres inbox's outputs (POSTGRES_STACK_OUTPUT_KEYS): empty for a DynamoDB one. */
+  readonly postgres: PostgresStackOutputs;
 } & { readonly [K in keyof typeof STACK_OUTPUT_KEYS]?: string };
 
 export interface StackLocation {
@@ -36,12 +39,15 @@ export async function readStackOutputs(stackName: string, where: StackLocation):
   try {
     const { Stacks = [] } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
     const outputs = new Map((Stacks[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
-    const read: Record<string, string> = {};
-    for (const [field, key] of Object.entries(STACK_OUTPUT_KEYS)) {
-      const value = outputs.get(key);
-      if (value) read[field] = value;
-    }
-    return { stackName, ...read };
+    const read = (keys: Readonly<Record<string, string>>) => {
+      const values: Record<string, string> = {};
+      for (const [field, key] of Object.entries(keys)) {
+        const value = outputs.get(key);
+        if (value) values[field] = value;
+      }
+      return values;
+    };
+    return { stackName, ...read(STACK_OUTPUT_KEYS), postgres: read(POSTGRES_STACK_OUTPUT_KEYS) };
   } catch (error) {
     // The region the client used, for the message: the flag's, else the SDK's own choice.
     const region = await client.config.region().catch(() => undefined);

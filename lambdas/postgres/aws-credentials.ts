@@ -4,15 +4,16 @@
  * for a new connection once SECRET_MAX_AGE_MS has passed, so a rotated password is picked up.
  * docs/postgres.md#connections.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { Signer } from '@aws-sdk/rds-signer';
 import { ConfigError } from '../core/errors.js';
 import type { PoolContext } from './connection.js';
 import type { PostgresSettings } from './postgres-settings.js';
 
 export function awsCredentials(settings: PostgresSettings): PoolContext['credentials'] {
   return async () => {
+    // Loaded when first used, by the one kind of authentication that needs it: a cold start evaluates
+    // neither client for the other (nor for `url`).
     if (settings.auth === 'iam') {
+      const { Signer } = await import('@aws-sdk/rds-signer');
       const signer = new Signer({ hostname: settings.host, port: settings.port, username: settings.user });
       return { password: () => signer.getAuthToken() };
     }
@@ -39,6 +40,7 @@ interface DatabaseSecret {
 }
 
 async function readSecret(secretArn: string): Promise<DatabaseSecret> {
+  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
   const client = new SecretsManagerClient({});
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretArn }));
   let parsed: unknown;

@@ -56,6 +56,7 @@ async function poolConfig(settings: PostgresSettings, context: PoolContext): Pro
   const common: PoolConfig = {
     max: settings.poolMax > 0 ? settings.poolMax : Math.max(1, context.concurrency),
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: settings.idleTimeoutMs,
     statement_timeout: settings.statementTimeoutMs,
     query_timeout: settings.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
     application_name: `msk-inbox:${context.consumer}`,

@@ -6,7 +6,7 @@
 import type { PoolClient } from 'pg';
 import { boundedString } from '../core/bounded-text.js';
 import type { Lease } from '../core/effect.js';
-import { INBOX_ATTRIBUTES as A, INBOX_STATUS, readDedupRow } from '../core/inbox-rows.js';
+import { INBOX_ATTRIBUTES as A, type DedupRow, INBOX_STATUS, readDedupRow } from '../core/inbox-rows.js';
 import { classifyExistingRow, type InboxEntry, type RowConflict } from '../core/inbox-store.js';
 import { QUARANTINE_LIMITS, type QuarantineItem } from '../core/quarantine-row.js';
 import { checkedSchema } from './schema.js';
@@ -91,13 +91,18 @@ RETURNING 1`;
         nowMs,
       ]);
       if (taken.rowCount === 1) return { kind: 'taken' };
-      const { rows } = await client.query(this.#read, [this.#consumer, key]);
-      const row = rows[0] === undefined ? undefined : readDedupRow(numbered(rows[0]));
+      const row = await this.readDedupRow(client, entry.dedupKey);
       if (row !== undefined)
         return { kind: 'conflict', conflict: classifyExistingRow(row, entry.payloadHash) };
       // Outside a transaction the row can go between the two statements (a release): take it again.
     }
     throw Object.assign(new Error('the inbox row kept changing while it was taken'), { code: '40001' });
+  }
+
+  /** The key's row, expired or not (the operator tool reads it too: operator/postgres-operator-inbox.ts). */
+  async readDedupRow(client: Pick<PoolClient, 'query'>, dedupKey: string): Promise<DedupRow | undefined> {
+    const { rows } = await client.query(this.#read, [this.#consumer, storedKey(dedupKey)]);
+    return rows[0] === undefined ? undefined : readDedupRow(numbered(rows[0]));
   }
 
   async completeLease(client: PoolClient, lease: Lease, nowMs: number): Promise<boolean> {

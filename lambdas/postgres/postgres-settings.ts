@@ -66,6 +66,15 @@ export const POSTGRES_SETTINGS = {
     meaning:
       'connections per execution environment; `0`: one per partition processed at once (`PARTITION_CONCURRENCY`)',
   },
+  idleTimeoutMs: {
+    env: 'POSTGRES_IDLE_TIMEOUT_MS',
+    kind: 'integer',
+    default: 60_000,
+    min: 1,
+    max: 3_600_000,
+    meaning:
+      'an idle pooled connection is closed after this (RDS Proxy multiplexes its own; a frozen environment keeps its connections until it thaws)',
+  },
   statementTimeoutMs: {
     env: 'POSTGRES_STATEMENT_TIMEOUT_MS',
     kind: 'integer',

@@ -40,6 +40,35 @@ CREATE TABLE ${schema}.quarantine (
 );
 CREATE INDEX quarantine_by_consumer ON ${schema}.quarantine (consumer, status, quarantined_at);`,
   },
+  {
+    version: 2,
+    sql: (schema) => `
+-- The operator tool's rows (docs/operate.md#postgres). A quarantine row parked while \`msk-inbox\` replays
+-- its record: the quarantine table's key is then free, so the consumer can quarantine the record again
+-- under it (it inserts only where no row is), and a replay that stops half way leaves the record listed.
+CREATE TABLE ${schema}.quarantine_replaying (
+  consumer        text    NOT NULL,
+  quarantine_key  text    NOT NULL,
+  status          text    NOT NULL,
+  quarantined_at  bigint  NOT NULL,
+  item            text    NOT NULL,
+  PRIMARY KEY (consumer, quarantine_key)
+);
+-- One row per failed batch replayed, without expiry (an audit record); counts, runs and notes as JSON text.
+CREATE TABLE ${schema}.failed_batch_replays (
+  consumer           text     NOT NULL,
+  object_name        text     NOT NULL,
+  object_key         text     NOT NULL,
+  replay_attempts    integer  NOT NULL,
+  first_replayed_at  bigint   NOT NULL,
+  replayed_at        bigint   NOT NULL,
+  replayed_by        text     NOT NULL,
+  replay_counts      text     NOT NULL,
+  replay_runs        text     NOT NULL,
+  replay_notes       text     NOT NULL,
+  PRIMARY KEY (consumer, object_name)
+);`,
+  },
 ];
 
 export const SCHEMA_VERSION_TABLE = 'schema_version';
@@ -76,7 +105,10 @@ CREATE TABLE IF NOT EXISTS ${schema}.${SCHEMA_VERSION_TABLE} (
 );`;
 }
 
-/** What `migrate` needs of a connection: the `pg` client's query. */
+/**
+ * What `migrate` needs of a connection: the `pg` client's query. One connection (a `pg.Client`, or a
+ * client from `pool.connect()`), never a pool, whose statements may each go to another connection.
+ */
 export interface Queryable {
   /** Runs one statement (or a script, without parameters). */
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;

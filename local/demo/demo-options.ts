@@ -34,7 +34,12 @@ export interface DemoOptions {
   readonly keep: boolean;
   /** How values are produced and read: JSON (the sample's bundle), or Avro (the harness consumer's). */
   readonly format: OrderValueFormat;
+  /** Where the inbox and the orders are: DynamoDB Local, or Postgres (PGlite, embedded: demo-postgres.ts). */
+  readonly store: DemoStore;
 }
+
+export const DEMO_STORES = ['dynamodb', 'postgres'] as const;
+export type DemoStore = (typeof DEMO_STORES)[number];
 
 export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   events: 5_000,
@@ -59,12 +64,13 @@ export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   kafkaBrokers: undefined,
   keep: false,
   format: 'json',
+  store: 'dynamodb',
 };
 
 interface Flag {
   readonly name: string;
   readonly key: keyof DemoOptions;
-  readonly kind: 'integer' | 'rate' | 'string' | 'boolean' | 'source' | 'list' | 'format';
+  readonly kind: 'integer' | 'rate' | 'string' | 'boolean' | 'source' | 'list' | 'format' | 'store';
   readonly help: string;
   readonly min?: number;
   readonly max?: number;
@@ -88,6 +94,12 @@ const FLAGS: readonly Flag[] = [
     key: 'format',
     kind: 'format',
     help: "values as JSON (the sample consumer's bundle) or Avro with a Confluent schema registry header (the harness consumer, VALUE_FORMAT=avro)",
+  },
+  {
+    name: 'store',
+    key: 'store',
+    kind: 'store',
+    help: "where the inbox and the orders are: DynamoDB Local, or Postgres (PGlite, embedded; the sample's SQL effect in the inbox's transaction)",
   },
   { name: 'events', key: 'events', kind: 'integer', min: 1, max: 1_000_000, help: 'order events to produce' },
   {
@@ -248,6 +260,11 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
       else problems.push(`--${flag.name} ${String(raw)}: expected ${ORDER_VALUE_FORMATS.join(' or ')}`);
       continue;
     }
+    if (flag.kind === 'store') {
+      if (DEMO_STORES.includes(raw as DemoStore)) options[flag.key] = raw;
+      else problems.push(`--${flag.name} ${String(raw)}: expected ${DEMO_STORES.join(' or ')}`);
+      continue;
+    }
     if (flag.kind === 'source') {
       if (raw === 'memory' || raw === 'kafka') options[flag.key] = raw;
       else problems.push(`--${flag.name} ${String(raw)}: expected memory or kafka`);
@@ -273,6 +290,12 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
     problems.push(
       '--keep keeps the DynamoDB Local the demo starts: with --dynamodb-endpoint, yours stays anyway',
     );
+  }
+  if (options.store === 'postgres' && options.format !== undefined && options.format !== 'json') {
+    problems.push('--store postgres runs the sample consumer, whose values are JSON: drop --format');
+  }
+  if (options.store === 'postgres' && options.keep === true) {
+    problems.push('--keep keeps DynamoDB Local for msk-inbox: with --store postgres, drop --keep');
   }
   if (problems.length > 0) throw new DemoUsageError(problems.join('; '));
   return { help: false, options: options as unknown as DemoOptions };
@@ -307,6 +330,7 @@ const PLACEHOLDERS: Record<Flag['kind'], string> = {
   source: ' memory|kafka',
   list: ' HOST:PORT,...',
   format: ` ${ORDER_VALUE_FORMATS.join('|')}`,
+  store: ` ${DEMO_STORES.join('|')}`,
 };
 
 function flagLabel(flag: Flag): string {

@@ -13,6 +13,7 @@ import { createAppTable, createInboxTable } from '../dynamodb-local/tables.js';
 import type { ProducedRecord } from '../esm/record-source.js';
 import { type BuiltBundles, buildBundles } from '../lambda-runtime/build-bundles.js';
 import { type DemoLog, type DemoLogOptions, openDemoLog } from './demo-log.js';
+import { POSTGRES_BUNDLE } from './demo-postgres.js';
 import { buildOrdersFunctionBundles } from './orders-function-bundle.js';
 
 export interface DemoSetupOptions {
@@ -21,8 +22,11 @@ export interface DemoSetupOptions {
   readonly inboxTableName: string;
   readonly appTableName: string;
   readonly bundleDirectory: string;
-  /** `sample`: the bundle `cdk deploy` ships (JSON); `orders`: the harness's consumer (orders-function-bundle.ts). */
-  readonly bundle: 'sample' | 'orders';
+  /**
+   * `sample`: the bundle `cdk deploy` ships (JSON); `sample-postgres`: the same consumer on Postgres;
+   * `orders`: the harness's consumer (orders-function-bundle.ts).
+   */
+  readonly bundle: 'sample' | 'sample-postgres' | 'orders';
   readonly log: DemoLogOptions;
   readonly records: readonly ProducedRecord[];
 }
@@ -71,7 +75,9 @@ export async function startDemoSetup(options: DemoSetupOptions): Promise<DemoSet
   const bundle = timed(() =>
     options.bundle === 'orders'
       ? buildOrdersFunctionBundles(options.bundleDirectory)
-      : buildBundles(options.bundleDirectory),
+      : options.bundle === 'sample-postgres'
+        ? buildBundles(options.bundleDirectory, POSTGRES_BUNDLE)
+        : buildBundles(options.bundleDirectory),
   );
   const logStart = openDemoLog(options.log, options.records);
   try {

@@ -19,10 +19,13 @@ import { FolderDestination } from '../esm/on-failure-destination.js';
 import { anyBrokerAccepts } from '../kafka/kafka-client.js';
 import type { BuiltBundles } from '../lambda-runtime/build-bundles.js';
 import { WorkerFunction } from '../lambda-runtime/worker-function.js';
+import type { RunningPostgres } from '../postgres/running-postgres.js';
 import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
 import { chooseDemoSource, type DemoLog } from './demo-log.js';
 import type { DemoOptions } from './demo-options.js';
+import { postgresFunctionEnvironment, readDemoPostgresState, startDemoPostgres } from './demo-postgres.js';
 import { describeSetup, startDemoSetup } from './demo-setup.js';
+import { readDynamoDbState } from './demo-state.js';
 import { FunctionOutput } from './function-output.js';
 import { type Verification, verify } from './verify.js';
 import { generateWorkload } from './workload.js';
@@ -128,13 +131,17 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     join(workDirectory, 'dashboard', 'sample-dashboard.json'),
   );
   dashboardSynthesis.catch(() => undefined);
+  // PGlite starts beside the rest (about 2 s from its template).
+  const postgresStart = options.store === 'postgres' ? startDemoPostgres() : undefined;
+  postgresStart?.catch(() => undefined);
   const setup = await startDemoSetup({
     dynamoDbEndpoint: options.dynamoDbEndpoint,
     inboxTableName,
     appTableName,
     bundleDirectory: join(workDirectory, 'bundles'),
     // Avro values go to the harness's consumer: the sample's bundle stays JSON-only (docs/design.md#value-formats).
-    bundle: options.format === 'json' ? 'sample' : 'orders',
+    bundle:
+      options.store === 'postgres' ? 'sample-postgres' : options.format === 'json' ? 'sample' : 'orders',
     log: {
       kind: sourceChoice.kind,
       topic,
@@ -148,7 +155,9 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
   const output = new FunctionOutput(functionLogPath);
   let fn: WorkerFunction | undefined;
   let log: DemoLog | undefined = setup.log;
+  let postgres: RunningPostgres | undefined;
   try {
+    postgres = await postgresStart;
     const poison = log.produced.filter((_, index) => workload.records[index]?.poison !== undefined);
     const partitionCount = new Set(log.produced.map((p) => p.partition)).size;
     progress(
@@ -160,6 +169,8 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     const environment = {
       ...functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
       VALUE_FORMAT: options.format,
+      // On Postgres the function knows no inbox table: the POSTGRES_* settings say where the inbox is.
+      ...(postgres ? { INBOX_TABLE_NAME: '', ...postgresFunctionEnvironment(postgres) } : {}),
     };
     fn = new WorkerFunction({
       ...bundles,
@@ -218,10 +229,10 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     fn = undefined;
     const [verification] = await Promise.all([
       verify({
-        client,
-        appTableName,
-        inboxTableName,
-        consumerName: DEMO_CONSUMER_NAME,
+        readState: () =>
+          postgres
+            ? readDemoPostgresState(postgres, DEMO_CONSUMER_NAME)
+            : readDynamoDbState({ client, appTableName, inboxTableName, consumerName: DEMO_CONSUMER_NAME }),
         expected: workload.expected,
         poison,
         progress: finalProgress,
@@ -268,6 +279,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     await log?.close();
     await output.close();
     await dynamoDb?.stop();
+    await (postgres ?? (await postgresStart?.catch(() => undefined)))?.stop();
   }
 }
 

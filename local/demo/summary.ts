@@ -14,6 +14,12 @@ export function formatSummary(result: DemoResult): string {
       `${result.sourceDescription}, ${result.partitions} partitions${result.sourceNote === undefined ? '' : ` (${result.sourceNote})`}`,
     ],
     [
+      'store',
+      result.options.store === 'postgres'
+        ? 'Postgres (PGlite, embedded): the inbox row and the order SQL in one transaction'
+        : 'DynamoDB Local: the inbox row and the order items in one TransactWriteItems',
+    ],
+    [
       'events',
       `${result.events} (${result.producedRecords} records: +${result.producerDuplicates} producer duplicates; ${result.poisonRecords} poison)${result.options.format === 'avro' ? ', Avro values under a Confluent header' : ''}`,
     ],

@@ -1,19 +1,16 @@
 /**
  * The demo's proof: the app table holds exactly what applying each unique valid event once gives, every
- * poison record has its quarantine row, and every partition is committed to its end.
+ * poison record has its quarantine row, and every partition is committed to its end. The store's state is
+ * read by demo-state.ts, from DynamoDB or Postgres alike.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { INBOX_STATUS, QUARANTINE_INDEX, quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
 import type { PartitionProgress, TopicPartition } from '../esm/record-source.js';
 import { topicPartitionKey } from '../esm/record-source.js';
+import type { DemoState } from './demo-state.js';
 import type { ExpectedState } from './workload.js';
 
 export interface VerificationInput {
-  readonly client: DynamoDBClient;
-  readonly appTableName: string;
-  readonly inboxTableName: string;
-  readonly consumerName: string;
+  /** What the consumer left in its store, read once processing is over (demo-state.ts). */
+  readonly readState: () => Promise<DemoState>;
   readonly expected: ExpectedState;
   /** Where each poison record landed. */
   readonly poison: readonly (TopicPartition & { readonly offset: number })[];
@@ -35,78 +32,26 @@ export interface Verification {
 }
 
 export async function verify(input: VerificationInput): Promise<Verification> {
-  const documents = DynamoDBDocumentClient.from(input.client);
   const problems: string[] = [];
-
-  const actualBalances = new Map<string, number>();
-  const actualTotals = new Map<string, number>();
-  const badStatus: string[] = [];
-  const strays: string[] = [];
-  for await (const page of paginateScan(
-    { client: documents },
-    { TableName: input.appTableName, ConsistentRead: true },
-  )) {
-    for (const item of page.Items ?? []) {
-      const pk = String(item.pk);
-      if (pk.startsWith('account#')) actualBalances.set(pk, Number(item.balance));
-      else if (pk.startsWith('order#')) {
-        actualTotals.set(pk, Number(item.total));
-        if (item.status !== 'PLACED') badStatus.push(pk);
-      } else strays.push(pk);
-    }
-  }
-  compare('account balance', input.expected.balances, actualBalances, problems);
-  compare('order total', input.expected.orderTotals, actualTotals, problems);
+  const state = await input.readState();
+  compare('account balance', input.expected.balances, state.balances, problems);
+  compare('order total', input.expected.orderTotals, state.orderTotals, problems);
+  const { badStatus, strays } = state;
   if (badStatus.length > 0) problems.push(`${badStatus.length} orders not PLACED, e.g. ${sample(badStatus)}`);
   if (strays.length > 0) problems.push(`${strays.length} unexpected app items, e.g. ${sample(strays)}`);
-
-  let completedRows = 0;
-  for await (const page of paginateScan(
-    { client: documents },
-    {
-      TableName: input.inboxTableName,
-      ConsistentRead: true,
-      FilterExpression: '#status = :completed AND begins_with(pk, :prefix)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':completed': INBOX_STATUS.completed,
-        ':prefix': `${input.consumerName}#`,
-      },
-      Select: 'COUNT',
-    },
-  )) {
-    completedRows += page.Count ?? 0;
-  }
-  if (completedRows !== input.expected.uniqueValidEvents) {
+  if (state.completedRows !== input.expected.uniqueValidEvents) {
     problems.push(
-      `${completedRows} COMPLETED inbox rows, expected one per unique valid event: ${input.expected.uniqueValidEvents}`,
+      `${state.completedRows} COMPLETED inbox rows, expected one per unique valid event: ${input.expected.uniqueValidEvents}`,
     );
   }
 
-  const quarantined = new Set<string>();
   const quarantineReasons = new Map<string, number>();
-  for await (const page of paginateQuery(
-    { client: documents },
-    {
-      TableName: input.inboxTableName,
-      IndexName: QUARANTINE_INDEX.name,
-      KeyConditionExpression: '#consumer = :consumer',
-      ExpressionAttributeNames: { '#consumer': QUARANTINE_INDEX.partitionKey },
-      ExpressionAttributeValues: { ':consumer': input.consumerName },
-    },
-  )) {
-    for (const item of page.Items ?? []) {
-      if (item.status !== INBOX_STATUS.quarantined) continue;
-      quarantined.add(String(item.pk));
-      const reason = String(item.reason);
-      quarantineReasons.set(reason, (quarantineReasons.get(reason) ?? 0) + 1);
-    }
+  for (const reason of state.quarantined.values()) {
+    quarantineReasons.set(reason, (quarantineReasons.get(reason) ?? 0) + 1);
   }
-  const expectedQuarantine = new Set(
-    input.poison.map((p) => quarantineRowKey(input.consumerName, `${topicPartitionKey(p)}@${p.offset}`)),
-  );
-  const missing = [...expectedQuarantine].filter((pk) => !quarantined.has(pk));
-  const unexpected = [...quarantined].filter((pk) => !expectedQuarantine.has(pk));
+  const expectedQuarantine = new Set(input.poison.map((p) => `${topicPartitionKey(p)}@${p.offset}`));
+  const missing = [...expectedQuarantine].filter((key) => !state.quarantined.has(key));
+  const unexpected = [...state.quarantined.keys()].filter((key) => !expectedQuarantine.has(key));
   if (missing.length > 0)
     problems.push(`${missing.length} poison records not quarantined, e.g. ${sample(missing)}`);
   if (unexpected.length > 0)
@@ -126,8 +71,8 @@ export async function verify(input: VerificationInput): Promise<Verification> {
     problems,
     accountsChecked: input.expected.balances.size,
     ordersChecked: input.expected.orderTotals.size,
-    completedRows,
-    quarantineRows: quarantined.size,
+    completedRows: state.completedRows,
+    quarantineRows: state.quarantined.size,
     quarantineReasons,
   };
 }

@@ -16,12 +16,16 @@ export interface BuiltBundles {
 
 export async function buildBundles(
   outDirectory = join(LOCAL_RUN_DIRECTORY, 'bundles'),
+  handler: { readonly entry: string; readonly name: string } = {
+    entry: ORDER_CONSUMER_ENTRY,
+    name: 'order-consumer',
+  },
 ): Promise<BuiltBundles> {
   // NodejsFunction names an ESM bundle index.mjs.
-  const handlerPath = join(outDirectory, 'order-consumer', 'index.mjs');
+  const handlerPath = join(outDirectory, handler.name, 'index.mjs');
   const [runtimePath] = await Promise.all([
     buildRuntimeWorker(outDirectory),
-    build(handlerBuildOptions(ORDER_CONSUMER_ENTRY, handlerPath)),
+    build(handlerBuildOptions(handler.entry, handlerPath)),
   ]);
   return { handlerPath, handlerExport: HANDLER_BUNDLE.handlerExport, runtimePath };
 }

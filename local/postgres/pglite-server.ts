@@ -25,6 +25,8 @@ export interface StartPgliteOptions {
    * @default 1
    */
   readonly maxConnections?: number;
+  /** How long a connection waits for its turn at the session (session-gate.ts). @default 1 s */
+  readonly admitGraceMs?: number;
 }
 
 /** PGlite's user and database (its defaults): any name in the URL reaches the same single session. */
@@ -81,6 +83,7 @@ export async function startPglite(options: StartPgliteOptions = {}): Promise<Run
       upstreamPort: portOf(socketServer.getServerConn()),
       maxSessions: maxConnections,
       upstreamSessions: () => socketServer.getStats().activeConnections,
+      ...(options.admitGraceMs === undefined ? {} : { admitGraceMs: options.admitGraceMs }),
     });
     const port = gate.port;
     let stopped: Promise<void> | undefined;

@@ -22,6 +22,12 @@ export interface SessionGateOptions {
   readonly maxSessions: number;
   /** The upstream server's connection count (PGLiteSocketServer.getStats().activeConnections). */
   readonly upstreamSessions: () => number;
+  /**
+   * How long a connection waits for a session to end before it is refused: longer where several clients
+   * take turns on the one session (the demo's function environments, each closing its idle connection).
+   * @default ADMIT_GRACE_MS
+   */
+  readonly admitGraceMs?: number;
 }
 
 /**
@@ -68,7 +74,7 @@ export async function startSessionGate(options: SessionGateOptions): Promise<Ses
 
   const admit = async (client: Socket): Promise<void> => {
     track(client);
-    const refuseAt = Date.now() + ADMIT_GRACE_MS;
+    const refuseAt = Date.now() + (options.admitGraceMs ?? ADMIT_GRACE_MS);
     while (live + releasing >= maxSessions) {
       const wait = refuseAt - Date.now();
       if (live >= maxSessions && wait <= 0) {

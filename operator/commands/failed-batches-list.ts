@@ -1,12 +1,12 @@
 /** `msk-inbox failed-batches list`: the batches the mapping gave up on, newest first, and their replays. */
 
-import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine, positiveIntegerFlag } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import { type ConsumerSettings, pastDedupWindow, shellSettings } from '../consumer-settings.js';
 import { shortIds } from '../failed-batches/batch-ids.js';
 import { type FailedBatch, nameOf } from '../failed-batches/failed-batch.js';
-import { type ReplayLog, readReplayLog } from '../failed-batches/replay-log.js';
+import type { ReplayLog } from '../failed-batches/replay-log.js';
+import { withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { bytesText, tableText, whenText } from '../table-text.js';
 import { batchSource, byTime, readBatches, SOURCE_FLAGS, SOURCE_HELP } from './failed-batches-source.js';
@@ -59,7 +59,7 @@ export async function failedBatchesList(argv: readonly string[], io: OperatorIo)
   const settings = shellSettings();
   const listed = [];
   for (const batch of shown) {
-    const replay = await withAwsAdvice(target, () => readReplayLog(target, batch.name));
+    const replay = await withInboxAdvice(target.inbox, () => target.inbox.readReplayLog(batch.name));
     const past = pastWindowCount(batch, settings, io.nowMs());
     listed.push(listedBatch(batch, ids.get(batch.name) ?? batch.name, replay, past));
   }

@@ -1,13 +1,12 @@
 /** `msk-inbox failed-batches replay`: each record of failed batches through the consumer again, recorded. */
 
-import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { ProgressPrinter } from '../cli/progress-printer.js';
 import { UserError } from '../cli/user-error.js';
 import { resolveBatchId, shortIds } from '../failed-batches/batch-ids.js';
 import { nameOf } from '../failed-batches/failed-batch.js';
 import { replayBatch } from '../failed-batches/replay-batch.js';
-import { type BatchRecordResult, countOutcomes, recordReplay } from '../failed-batches/replay-log.js';
+import { type BatchRecordResult, countOutcomes } from '../failed-batches/replay-log.js';
 import {
   consumerSettingsFor,
   INVOKER_HELP,
@@ -15,6 +14,7 @@ import {
   REPLAY_FLAGS,
   replayInvoker,
 } from '../invoke-target.js';
+import { withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { ACKED_OUTCOMES } from '../replay-record.js';
 import { tableText } from '../table-text.js';
@@ -93,8 +93,8 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
   const replayed: { id: string; key: string; records: BatchRecordResult[] }[] = [];
   for (const batch of batches.sort(byTime)) {
     const id = ids.get(batch.name) ?? batch.name;
-    const records = await withAwsAdvice(target, () =>
-      replayBatch(target, batch, {
+    const records = await withInboxAdvice(target.inbox, () =>
+      replayBatch(target.inbox, batch, {
         invoke,
         settings,
         dryRun,
@@ -112,8 +112,8 @@ export async function failedBatchesReplay(argv: readonly string[], io: OperatorI
     );
     if (!dryRun) {
       const replay = { atMs: io.nowMs(), by: io.user(), results: records };
-      await withAwsAdvice(target, () =>
-        recordReplay(target, { name: batch.name, objectKey: batch.object.key }, replay),
+      await withInboxAdvice(target.inbox, () =>
+        target.inbox.recordReplay({ name: batch.name, objectKey: batch.object.key }, replay),
       );
     }
     replayed.push({ id, key: batch.object.key, records });

@@ -1,15 +1,13 @@
 /** `msk-inbox failed-batches show ID`: one failed batch, each record decoded, and what the inbox has of it. */
-import { type DedupRow, INBOX_STATUS, isExpired, quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
-import { type QuarantineRow, quarantineKeyOf, readQuarantineRow } from '../../lambdas/core/quarantine-row.js';
-import { withAwsAdvice } from '../aws-errors.js';
+import { type DedupRow, INBOX_STATUS, isExpired } from '../../lambdas/core/inbox-rows.js';
+import { type QuarantineRow, quarantineKeyOf } from '../../lambdas/core/quarantine-row.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import { type ConsumerSettings, pastDedupWindow, shellSettings } from '../consumer-settings.js';
 import { resolveBatchId, shortIds } from '../failed-batches/batch-ids.js';
 import { type FailedBatch, nameOf } from '../failed-batches/failed-batch.js';
-import { readReplayLog } from '../failed-batches/replay-log.js';
-import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, resolveOperatorTarget } from '../operator-target.js';
-import { dedupRow, getItem } from '../quarantine-table.js';
+import { type OperatorInbox, withInboxAdvice } from '../operator-inbox.js';
+import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import {
   dedupKeyOf,
   oneRecordEvent,
@@ -56,10 +54,12 @@ export async function failedBatchesShow(argv: readonly string[], io: OperatorIo)
     throw new UserError(`${object.key} is not an on-failure record (${skipped[0]?.why ?? '?'})`);
   }
   const id = shortIds(objects.map((o) => nameOf(o.key))).get(batch.name) ?? batch.name;
-  const replay = await withAwsAdvice(target, () => readReplayLog(target, batch.name));
+  const replay = await withInboxAdvice(target.inbox, () => target.inbox.readReplayLog(batch.name));
   // The shell's settings: show invokes nothing, so it does not read the function's (docs/operate.md).
   const settings = shellSettings();
-  const records = await withAwsAdvice(target, () => inboxView(target, batch, settings, io.nowMs()));
+  const records = await withInboxAdvice(target.inbox, () =>
+    inboxView(target.inbox, batch, settings, io.nowMs()),
+  );
   const shown = {
     id,
     key: batch.object.key,
@@ -112,7 +112,7 @@ interface ShownRecord extends ReadableRecord {
 
 /** Each record decoded, with its dedup key and what the inbox holds for it. */
 async function inboxView(
-  target: OperatorTarget,
+  inbox: OperatorInbox,
   batch: FailedBatch,
   settings: ConsumerSettings,
   nowMs: number,
@@ -124,12 +124,9 @@ async function inboxView(
       const rebuilt = oneRecordEvent(batch.envelope, partition.key, record);
       const dedupKey = rebuilt.ok ? dedupKeyOf(rebuilt.record, policy) : undefined;
       const coordinates = rebuilt.ok ? quarantineKeyOf(rebuilt.record) : `${partition.key}@${record.offset}`;
-      const row = dedupKey === undefined ? undefined : await dedupRow(target, dedupKey);
+      const row = dedupKey === undefined ? undefined : await inbox.dedupRow(dedupKey);
       // The quarantine row is read only when the dedup row does not settle what the inbox holds.
-      const quarantined = async () => {
-        const item = await getItem(target, quarantineRowKey(target.consumer, coordinates));
-        return item === undefined ? undefined : readQuarantineRow(target.consumer, item);
-      };
+      const quarantined = () => inbox.quarantineRow(coordinates);
       shown.push({
         ...readableRecord(storedRecordOf(record)),
         coordinates,

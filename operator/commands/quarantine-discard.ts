@@ -1,11 +1,10 @@
 /** `msk-inbox quarantine discard`: rows marked discarded (who, when, why) and taken out of the index. */
 
 import { INBOX_STATUS } from '../../lambdas/core/inbox-rows.js';
-import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
+import { withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { discardRow } from '../quarantine-table.js';
 import { tableText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
 import { selectRows } from './select-rows.js';
@@ -77,7 +76,9 @@ export async function quarantineDiscard(argv: readonly string[], io: OperatorIo)
     } else if (dryRun) {
       results.push({ id: row.id, result: 'would discard' });
     } else {
-      const done = await withAwsAdvice(target, () => discardRow(target, row, { ...by, nowMs: io.nowMs() }));
+      const done = await withInboxAdvice(target.inbox, () =>
+        target.inbox.discard(row, { ...by, nowMs: io.nowMs() }),
+      );
       results.push({ id: row.id, result: done ? 'discarded' : 'changed meanwhile: not discarded' });
     }
   }

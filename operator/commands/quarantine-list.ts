@@ -1,7 +1,6 @@
 /** `msk-inbox quarantine list`: the consumer's quarantined records, newest first, and counts per reason. */
 
 import type { QuarantineRow } from '../../lambdas/core/quarantine-row.js';
-import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine, positiveIntegerFlag } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import {
@@ -11,8 +10,8 @@ import {
   settingsOfRow,
   shellSettings,
 } from '../consumer-settings.js';
+import { withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { listQuarantined } from '../quarantine-table.js';
 import { replayEventOf, valueSize } from '../quarantined-record.js';
 import { bytesText, tableText, whenText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
@@ -45,8 +44,8 @@ export async function quarantineList(argv: readonly string[], io: OperatorIo): P
   const limit = positiveIntegerFlag('limit', values.limit as string | undefined, DEFAULT_LIMIT);
   const sinceMs = values.since === undefined ? undefined : parseSince(String(values.since), io.nowMs());
   const reason = values.reason as string | undefined;
-  const { rows, countsByReason } = await withAwsAdvice(target, () =>
-    listQuarantined(target, { reason, sinceMs, limit }),
+  const { rows, countsByReason } = await withInboxAdvice(target.inbox, () =>
+    target.inbox.listQuarantined({ reason, sinceMs, limit }),
   );
   const settings = shellSettings();
   const listed = rows.map((row) => listedRow(row, settings, io.nowMs()));

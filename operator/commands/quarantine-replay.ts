@@ -1,6 +1,5 @@
 /** `msk-inbox quarantine replay`: each record through the consumer again, its outcome recorded on the row. */
 
-import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { ProgressPrinter } from '../cli/progress-printer.js';
 import {
@@ -10,6 +9,7 @@ import {
   REPLAY_FLAGS,
   replayInvoker,
 } from '../invoke-target.js';
+import { withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
 import { ACKED_OUTCOMES, type ReplayResult, replayRow } from '../replay-record.js';
 import { tableText } from '../table-text.js';
@@ -78,8 +78,8 @@ export async function quarantineReplay(argv: readonly string[], io: OperatorIo):
     if (rows.length > 1 && !values.json)
       progress.status(`replaying ${results.length + 1}/${rows.length}: ${row.id}`);
     results.push(
-      await withAwsAdvice(target, () =>
-        replayRow(target, row, { invoke, settings, dryRun, pastDedupWindow, nowMs: io.nowMs }),
+      await withInboxAdvice(target.inbox, () =>
+        replayRow(target.inbox, row, { invoke, settings, dryRun, pastDedupWindow, nowMs: io.nowMs }),
       ),
     );
   }

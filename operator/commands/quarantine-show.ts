@@ -2,12 +2,11 @@
 
 import { OPERATOR_ATTRIBUTES as O } from '../../lambdas/core/inbox-rows.js';
 import type { QuarantineRow } from '../../lambdas/core/quarantine-row.js';
-import { withAwsAdvice } from '../aws-errors.js';
 import { parseCommandLine } from '../cli/parse-flags.js';
 import { UserError } from '../cli/user-error.js';
 import { pastDedupWindow, settingsOfRow, shellSettings } from '../consumer-settings.js';
+import { getRow, withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, type OperatorTarget, resolveOperatorTarget } from '../operator-target.js';
-import { getRow } from '../quarantine-table.js';
 import { type ReadableRecord, readableRecord } from '../quarantined-record.js';
 import { bytesText, whenText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
@@ -30,7 +29,7 @@ export async function quarantineShow(argv: readonly string[], io: OperatorIo): P
     throw new UserError('show takes one ID, e.g. msk-inbox quarantine show orders-0@42');
   const target = await resolveOperatorTarget(values);
   const id = positionals[0] ?? '';
-  const row = await withAwsAdvice(target, () => getRow(target, id));
+  const row = await withInboxAdvice(target.inbox, () => getRow(target.inbox, id));
   if (row === undefined) throw noSuchRow(target, id);
   const record = readableRecord(row.record);
   if (values.json) {
@@ -47,7 +46,7 @@ export async function quarantineShow(argv: readonly string[], io: OperatorIo): P
 
 export function noSuchRow(target: OperatorTarget, id: string): UserError {
   return new UserError(
-    `no quarantine row ${id} for consumer ${target.consumer} in table ${target.tableName}: \`msk-inbox quarantine list\` prints the ids`,
+    `no quarantine row ${id} for consumer ${target.consumer} in ${target.inbox.describe()}: \`msk-inbox quarantine list\` prints the ids`,
   );
 }
 

@@ -1,10 +1,9 @@
 /** The rows a change acts on: the ids given, or every row of the index (`--all`, with `--reason`). */
 
 import type { QuarantineRow } from '../../lambdas/core/quarantine-row.js';
-import { withAwsAdvice } from '../aws-errors.js';
 import { UserError } from '../cli/user-error.js';
+import { getRow, withInboxAdvice } from '../operator-inbox.js';
 import type { OperatorTarget } from '../operator-target.js';
-import { getRow, listQuarantined } from '../quarantine-table.js';
 import { noSuchRow } from './quarantine-show.js';
 
 export async function selectRows(
@@ -19,18 +18,18 @@ export async function selectRows(
     throw new UserError(`${command}: which records? give ids (as list prints them) or --all`);
   }
   if (!all && reason !== undefined) throw new UserError(`${command}: --reason goes with --all`);
-  return withAwsAdvice(target, async () => {
+  return withInboxAdvice(target.inbox, async () => {
     if (all) {
       // One row per id: a copy moved aside by an unfinished replay stands for its id (see getRow).
       const byId = new Map<string, QuarantineRow>();
-      for (const row of (await listQuarantined(target, { reason })).rows) {
+      for (const row of (await target.inbox.listQuarantined({ reason })).rows) {
         if (!byId.has(row.id) || row.parked) byId.set(row.id, row);
       }
       return [...byId.values()];
     }
     const rows: QuarantineRow[] = [];
     for (const id of new Set(ids)) {
-      const row = await getRow(target, id);
+      const row = await getRow(target.inbox, id);
       // Every id is checked before anything changes: a typo stops the whole command.
       if (row === undefined) throw noSuchRow(target, id);
       rows.push(row);

@@ -13,7 +13,7 @@ import type { KafkaEventRecord } from '../../lambdas/core/kafka-event.js';
 import { quarantineKeyOf } from '../../lambdas/core/quarantine-row.js';
 import { type ConsumerSettings, pastDedupWindow, pastDedupWindowDetail } from '../consumer-settings.js';
 import type { Invoke } from '../local-handler.js';
-import { getRow, type QuarantineTarget } from '../quarantine-table.js';
+import { getRow, type OperatorInbox } from '../operator-inbox.js';
 import { dedupKeyOf, oneRecordEvent } from '../quarantined-record.js';
 import { dryRunDetail, readDedupState, sendAndJudge } from '../replay-record.js';
 import type { FailedBatch } from './failed-batch.js';
@@ -40,7 +40,7 @@ export interface BatchReplayOptions {
 const STOPS_PARTITION: readonly BatchRecordOutcome[] = ['failed', 'not-replayable', 'past-dedup-window'];
 
 export async function replayBatch(
-  target: QuarantineTarget,
+  inbox: OperatorInbox,
   batch: FailedBatch,
   options: BatchReplayOptions,
 ): Promise<BatchRecordResult[]> {
@@ -56,7 +56,7 @@ export async function replayBatch(
           detail: `${partition.key}@${stoppedAt} before it did not go through (the partition's order is kept)`,
         });
       } else {
-        const result = await replayOne(target, batch, partition.key, record, options);
+        const result = await replayOne(inbox, batch, partition.key, record, options);
         results.push(result);
         if (STOPS_PARTITION.includes(result.outcome)) options.stopped.set(partition.key, record.offset);
       }
@@ -67,7 +67,7 @@ export async function replayBatch(
 }
 
 async function replayOne(
-  target: QuarantineTarget,
+  inbox: OperatorInbox,
   batch: FailedBatch,
   partitionKey: string,
   record: KafkaEventRecord,
@@ -78,11 +78,11 @@ async function replayOne(
   if (!rebuilt.ok) return { ...at, outcome: 'not-replayable', detail: `cannot be sent: ${rebuilt.why}` };
   const coordinates = quarantineKeyOf(rebuilt.record);
   const dedupKey = dedupKeyOf(rebuilt.record, options.settings.policy);
-  const state = await readDedupState(target, [dedupKey], options.nowMs());
+  const state = await readDedupState(inbox, [dedupKey], options.nowMs());
   const keyed = { ...at, ...(state.dedupKey === undefined ? {} : { dedupKey: state.dedupKey }) };
   // A record in the quarantine already is the quarantine's to replay: sent here, the engine would find
   // its row taken and leave no trace of the outcome (it writes quarantine rows only where none is).
-  const held = await quarantineHold(target, coordinates);
+  const held = await quarantineHold(inbox, coordinates);
   if (held !== undefined) return { ...keyed, ...held };
   // The batch holds the records applied before it failed too: past the window their dedup rows may be
   // gone, and sending them would apply them twice (docs/operate.md#failed-batches).
@@ -95,7 +95,7 @@ async function replayOne(
   }
   if (options.dryRun) return { ...keyed, outcome: 'would-replay', detail: dryRunDetail(state) };
   const judged = await sendAndJudge(
-    target,
+    inbox,
     { coordinates, event: rebuilt.event },
     state,
     options.invoke,
@@ -106,11 +106,11 @@ async function replayOne(
 
 /** The outcome of a record the quarantine holds (or an operator discarded), which is then not sent. */
 async function quarantineHold(
-  target: QuarantineTarget,
+  inbox: OperatorInbox,
   coordinates: string,
 ): Promise<{ outcome: BatchRecordOutcome; detail: string } | undefined> {
   // The row a replay set aside first, as `quarantine replay` reads it (getRow).
-  const row = await getRow(target, coordinates);
+  const row = await getRow(inbox, coordinates);
   if (row === undefined) return undefined;
   if (row.parked || row.status === INBOX_STATUS.quarantined) {
     return {

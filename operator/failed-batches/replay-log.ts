@@ -1,19 +1,15 @@
 /**
- * What was done to a failed batch, kept in the inbox table beside the consumer's other operator rows:
- * one row per batch, `<consumer>!failed-batch#<object name>` (lambdas/core/inbox-rows.ts), with no TTL (an audit record). It says when
+ * What was done to a failed batch, kept in the inbox beside the consumer's other operator rows (the
+ * store's own part: OperatorInbox.readReplayLog and recordReplay): one row per batch, in DynamoDB
+ * `<consumer>!failed-batch#<object name>` (lambdas/core/inbox-rows.ts), in Postgres a row of
+ * `<schema>.failed_batch_replays`, with no TTL (an audit record). It says when
  * the batch was last replayed, by whom, how many times, and each record's outcome, compactly enough to
  * fit DynamoDB's 400 KB item limit whatever the batch (up to 10,000 records): the counts, outcomes as runs
  * of consecutive records (at most MAX_RUNS), and the details of at most MAX_NOTES records that did not end
  * acked.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { boundedString } from '../../lambdas/core/bounded-text.js';
-import {
-  INBOX_ATTRIBUTES as A,
-  FAILED_BATCH_ATTRIBUTES,
-  failedBatchRowKey,
-} from '../../lambdas/core/inbox-rows.js';
-import { getItem, type QuarantineTarget } from '../quarantine-table.js';
+import { FAILED_BATCH_ATTRIBUTES } from '../../lambdas/core/inbox-rows.js';
 import { ACKED_OUTCOMES } from '../replay-record.js';
 
 /**
@@ -69,9 +65,15 @@ export interface ReplayLog {
   }[];
 }
 
-export async function readReplayLog(target: QuarantineTarget, name: string): Promise<ReplayLog | undefined> {
-  const item = await getItem(target, failedBatchRowKey(target.consumer, name));
-  if (item === undefined) return undefined;
+/** One replay of a batch, as recordReplay keeps it. */
+export interface BatchReplay {
+  readonly atMs: number;
+  readonly by: string;
+  readonly results: readonly BatchRecordResult[];
+}
+
+/** A stored replay log (its attributes, or columns, named by FAILED_BATCH_ATTRIBUTES) as read. */
+export function readReplayLogItem(item: Readonly<Record<string, unknown>>): ReplayLog {
   const number = (value: unknown) => (typeof value === 'number' ? value : undefined);
   return {
     attempts: number(item[L.replayAttempts]) ?? 0,
@@ -92,39 +94,13 @@ export function countOutcomes(
   return counts;
 }
 
-/** Records one replay of the batch: the attempt counted, its time, who, and each record's outcome. */
-export async function recordReplay(
-  target: QuarantineTarget,
-  batch: { readonly name: string; readonly objectKey: string },
-  replay: { readonly atMs: number; readonly by: string; readonly results: readonly BatchRecordResult[] },
-): Promise<void> {
-  await target.client.send(
-    new UpdateCommand({
-      TableName: target.tableName,
-      Key: { [A.pk]: failedBatchRowKey(target.consumer, batch.name) },
-      UpdateExpression:
-        'SET #key = :key, #first = if_not_exists(#first, :at), #at = :at, #by = :by, #counts = :counts, #runs = :runs, #notes = :notes ADD #attempts :one',
-      ExpressionAttributeNames: {
-        '#key': L.objectKey,
-        '#first': L.firstReplayedAt,
-        '#at': L.replayedAt,
-        '#by': L.replayedBy,
-        '#counts': L.counts,
-        '#runs': L.runs,
-        '#notes': L.notes,
-        '#attempts': L.replayAttempts,
-      },
-      ExpressionAttributeValues: {
-        ':key': batch.objectKey,
-        ':at': replay.atMs,
-        ':by': replay.by,
-        ':counts': countOutcomes(replay.results),
-        ':runs': runsOf(replay.results),
-        ':notes': notesOf(replay.results),
-        ':one': 1,
-      },
-    }),
-  );
+/** What one replay leaves on the log, bounded whatever the batch: its counts, runs and notes. */
+export function replayOutcomes(replay: BatchReplay): Pick<ReplayLog, 'counts' | 'runs' | 'notes'> {
+  return {
+    counts: countOutcomes(replay.results),
+    runs: runsOf(replay.results),
+    notes: notesOf(replay.results),
+  };
 }
 
 function runsOf(results: readonly BatchRecordResult[]): ReplayLog['runs'] {

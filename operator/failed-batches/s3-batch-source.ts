@@ -5,7 +5,7 @@
  * line naming the action (docs/operate.md#iam-actions).
  */
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { adviceFor } from '../aws-errors.js';
+import { credentialAdvice } from '../aws-errors.js';
 import { UserError } from '../cli/user-error.js';
 import { type LocalFallback, withLocalFallback } from '../local-fallback.js';
 import type { OperatorTarget } from '../operator-target.js';
@@ -127,6 +127,6 @@ export class S3BatchSource implements FailedBatchSource {
     if (this.#options.endpoint !== undefined && (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(message))) {
       return new UserError(`nothing answers at --s3-endpoint ${this.#options.endpoint}`, options);
     }
-    return adviceFor(this.#target, error);
+    return credentialAdvice(error);
   }
 }

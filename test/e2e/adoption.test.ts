@@ -1,8 +1,9 @@
 /**
  * Adoption, as a team would do it: the packed package (npm pack) installed into a new project outside this
- * repository, a transactional and a side-effect consumer of at most 15 lines, a CDK app of at most 20 and the README's skip/reject example
- * (test/e2e/adoption/*.ts.txt, written there as .ts). The consumers are bundled with esbuild from that
- * project and run against DynamoDB Local; the app is synthesized and its template checked.
+ * repository, a transactional, a side-effect and a Postgres consumer of at most 15 lines, a CDK app of at
+ * most 20 and the README's skip/reject example (test/e2e/adoption/*.ts.txt, written there as .ts). The
+ * consumers are bundled with esbuild from that project and run against DynamoDB Local (and PGlite); the app
+ * is synthesized and its template checked.
  *
  * The new project gets its dependencies without a network: the tarball is unpacked as
  * node_modules/msk-inbox and every other package is linked from this repository's node_modules, which
@@ -26,10 +27,13 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Context } from 'aws-lambda';
 import { build } from 'esbuild';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { INBOX_STATUS } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
+import { migrate } from '../../lambdas/postgres/schema.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
+import { startPglite } from '../../local/postgres/pglite-server.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
 import { bundledPackages, OPERATOR_CLIENTS } from '../support/bundle-inputs.js';
 import { CDK_JSON_CONTEXT } from '../support/cdk-context.js';
@@ -136,7 +140,7 @@ beforeAll(async () => {
   );
   // NodejsFunction takes the project's root from its lock file.
   writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'payments', lockfileVersion: 3 }));
-  for (const file of ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts']) {
+  for (const file of ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts']) {
     copyFileSync(join(FIXTURES, `${file}.txt`), join(project, file));
   }
 }, 120_000);
@@ -150,6 +154,7 @@ describe('a team adopting the packed package in a project of its own', () => {
     const lines = (file: string) => readFileSync(join(project, file), 'utf8').trimEnd().split('\n').length;
     expect(lines('payments.ts')).toBeLessThanOrEqual(15);
     expect(lines('receipts.ts')).toBeLessThanOrEqual(15);
+    expect(lines('ledger.ts')).toBeLessThanOrEqual(15);
     expect(lines('app.ts')).toBeLessThanOrEqual(20);
   });
 
@@ -174,6 +179,50 @@ describe('a team adopting the packed package in a project of its own', () => {
     expect(quarantined.map((row) => row.reason)).toEqual(['invalid-event']);
   });
 
+  it('debits an account once in Postgres, a redelivery as a duplicate, and quarantines an unknown account', async () => {
+    const postgres = await startPglite();
+    try {
+      const setup = new pg.Client({ connectionString: postgres.url });
+      await setup.connect();
+      await migrate(setup);
+      await setup.query(
+        "CREATE TABLE accounts (id text PRIMARY KEY, balance bigint NOT NULL); INSERT INTO accounts VALUES ('a-1', 1000)",
+      );
+      await setup.end();
+      const handler = await loadHandler('ledger.ts', {
+        ...localEnv('ledger'),
+        INBOX_TABLE_NAME: '',
+        POSTGRES_AUTH: 'url',
+        POSTGRES_URL: postgres.url,
+        POSTGRES_IDLE_TIMEOUT_MS: '1',
+      });
+      const event = kafkaEvent([
+        { offset: 1, headers: { event_id: 'debit-1' }, value: { account_id: 'a-1', cents: 300 } },
+        { offset: 2, headers: { event_id: 'debit-2' }, value: { account_id: 'a-404', cents: 5 } },
+      ]);
+
+      expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+      expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+
+      const check = new pg.Client({ connectionString: postgres.url });
+      await check.connect();
+      try {
+        const balance = await check.query("SELECT balance FROM accounts WHERE id = 'a-1'");
+        expect(balance.rows).toEqual([{ balance: '700' }]);
+        const quarantined = await check.query(
+          "SELECT item FROM msk_inbox.quarantine WHERE consumer = 'ledger'",
+        );
+        expect(quarantined.rows.map((row) => JSON.parse(String(row.item)).reason)).toEqual([
+          'unknown-account',
+        ]);
+      } finally {
+        await check.end();
+      }
+    } finally {
+      await postgres.stop();
+    }
+  }, 120_000);
+
   it("type-checks every file, the README's examples, against the packed package's declarations", async () => {
     // As a team's project sets TypeScript for an ES module package (README: NodeNext), strictly.
     writeFileSync(
@@ -188,7 +237,7 @@ describe('a team adopting the packed package in a project of its own', () => {
           skipLibCheck: true,
           types: ['node'],
         },
-        files: ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts'],
+        files: ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts'],
       }),
     );
     const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import { readDynamoDbState } from '../../../local/demo/demo-state.js';
 import { verify } from '../../../local/demo/verify.js';
 import { generateWorkload, type Workload } from '../../../local/demo/workload.js';
 import type { EsmSettings } from '../../../local/esm/esm-settings.js';
@@ -119,10 +120,13 @@ describe.skipIf(skipBrokerTests).concurrent('the ESM emulator over the Kafka rec
       new FaultPlan({ crashRate: 0.3, duplicateDeliveryRate: 0.2, seed: 5 }),
     );
     const verification = await verify({
-      client: tables.client,
-      appTableName: tables.appTableName,
-      inboxTableName: tables.inboxTableName,
-      consumerName: CONSUMER_NAME,
+      readState: () =>
+        readDynamoDbState({
+          client: tables.client,
+          appTableName: tables.appTableName,
+          inboxTableName: tables.inboxTableName,
+          consumerName: CONSUMER_NAME,
+        }),
       expected: workload.expected,
       poison,
       progress: run.progress,
@@ -159,10 +163,13 @@ describe.skipIf(skipBrokerTests).concurrent('the ESM emulator over the Kafka rec
 
     const run = await runMapping(topic, orderConsumerFunction({ dynamoDb: ownTables.client, ...ownTables }));
     const verification = await verify({
-      client: ownTables.client,
-      appTableName: ownTables.appTableName,
-      inboxTableName: ownTables.inboxTableName,
-      consumerName: CONSUMER_NAME,
+      readState: () =>
+        readDynamoDbState({
+          client: ownTables.client,
+          appTableName: ownTables.appTableName,
+          inboxTableName: ownTables.inboxTableName,
+          consumerName: CONSUMER_NAME,
+        }),
       expected: workload.expected,
       poison,
       progress: run.progress,

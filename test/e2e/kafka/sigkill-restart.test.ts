@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readDynamoDbState } from '../../../local/demo/demo-state.js';
 import { verify } from '../../../local/demo/verify.js';
 import { generateWorkload, type Workload } from '../../../local/demo/workload.js';
 import type { PartitionProgress, TopicPartition } from '../../../local/esm/record-source.js';
@@ -153,10 +154,13 @@ describe.skipIf(skipBrokerTests)('the emulator process over Kafka, killed with S
 
   it('applies each unique valid event exactly once and commits every partition when the restarted run ends', async () => {
     const verification = await verify({
-      client: tables.client,
-      appTableName: tables.appTableName,
-      inboxTableName: tables.inboxTableName,
-      consumerName: CONSUMER_NAME,
+      readState: () =>
+        readDynamoDbState({
+          client: tables.client,
+          appTableName: tables.appTableName,
+          inboxTableName: tables.inboxTableName,
+          consumerName: CONSUMER_NAME,
+        }),
       expected: workload.expected,
       poison,
       progress: await groupProgress(run.topic, run.groupId),

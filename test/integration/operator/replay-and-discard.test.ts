@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
 import { UserError } from '../../../operator/cli/user-error.js';
-import { getRow, parkRow } from '../../../operator/quarantine-table.js';
+import { DynamoDbOperatorInbox } from '../../../operator/dynamodb-operator-inbox.js';
+import { getRow } from '../../../operator/operator-inbox.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
 import {
@@ -155,9 +156,13 @@ describe('quarantine replay', () => {
   });
 
   it('finishes a replay that stopped after moving the row aside: the row is listed as replaying until then', async () => {
-    const target = { client: tables.documentClient, tableName: tables.inboxTableName, consumer: CONSUMER };
-    const parked = await getRow(target, 'orders-0@18');
-    expect(parked && (await parkRow(target, parked))).toBe(true);
+    const inbox = new DynamoDbOperatorInbox({
+      client: tables.documentClient,
+      tableName: tables.inboxTableName,
+      consumer: CONSUMER,
+    });
+    const parked = await getRow(inbox, 'orders-0@18');
+    expect(parked && (await inbox.park(parked))).toBe(true);
     const listed = JSON.parse((await run('quarantine', 'list', '--json')).out) as {
       rows: { id: string; replaying: boolean }[];
     };
@@ -172,9 +177,13 @@ describe('quarantine replay', () => {
   });
 
   it('does not take a row a redelivery wrote while the row was aside for the outcome of a later replay', async () => {
-    const target = { client: tables.documentClient, tableName: tables.inboxTableName, consumer: CONSUMER };
-    const aside = await getRow(target, 'orders-0@19');
-    expect(aside && (await parkRow(target, aside))).toBe(true);
+    const inbox = new DynamoDbOperatorInbox({
+      client: tables.documentClient,
+      tableName: tables.inboxTableName,
+      consumer: CONSUMER,
+    });
+    const aside = await getRow(inbox, 'orders-0@19');
+    expect(aside && (await inbox.park(aside))).toBe(true);
     process.env.ORDERS_MAX_AMOUNT = '100';
     await deliver(kafkaEvent([{ offset: 19, value: { event_id: 'e19', amount: 300 } }]));
     expect(await row('orders-0@19')).toMatchObject({ status: 'QUARANTINED' });
