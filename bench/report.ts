@@ -20,6 +20,8 @@ export interface ReportInput {
   readonly machine: MachineDescription;
   readonly settings: string;
   readonly analysis: string;
+  /** The Postgres section (bench/postgres/postgres-report.ts), fresh or kept from the page; none when never run. */
+  readonly postgresSection?: string | undefined;
 }
 
 /** Writes the three files; returns the JSON written, which the targets are checked against. */
@@ -45,15 +47,15 @@ export async function writeReport(directory: string, input: ReportInput): Promis
 
 export function resultsTable(scenarios: readonly ScenarioResult[]): string {
   const lines = [
-    '| scenario | contender | records/s (median) | min–max | requests/record | refused/record | WCU/record | client CPU µs/record | × Powertools |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| scenario | contender | store | records/s (median) | min–max | requests/record | refused/record | WCU/record | client CPU µs/record | × Powertools |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const scenario of SCENARIO_NAMES) {
     for (const contender of CONTENDERS) {
       const r = scenarios.find((s) => s.scenario === scenario && s.contender === contender.name);
       if (!r) continue;
       lines.push(
-        `| ${scenario} | ${contender.name} | ${r.recordsPerSecond.median.toFixed(0)} | ` +
+        `| ${scenario} | ${contender.name} | ${r.store} | ${r.recordsPerSecond.median.toFixed(0)} | ` +
           `${r.recordsPerSecond.min.toFixed(0)}–${r.recordsPerSecond.max.toFixed(0)} | ` +
           `${r.requestsPerRecord.toFixed(3)} | ${r.refusedPerRecord.toFixed(3)} | ${r.wcuPerRecord.toFixed(2)} | ` +
           `${r.cpuMicrosecondsPerRecord.toFixed(0)} | ${r.ratioToPowertools.toFixed(2)} |`,
@@ -93,7 +95,10 @@ function ablationTable(ablations: BenchResults['ablations']): string {
   return lines.join('\n');
 }
 
-function toMarkdown({ results, machine, settings, analysis }: ReportInput, json: BenchJson): string {
+function toMarkdown(
+  { results, machine, settings, analysis, postgresSection }: ReportInput,
+  json: BenchJson,
+): string {
   const targets = checkTargets(json);
   const { bundle, defaultCredentialsBundle, coldInit, peakRss } = results;
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -125,7 +130,7 @@ Client CPU is this process's CPU time during the invocation divided by its recor
 work (decoding, hashing, the SDK's serialising and signing), DynamoDB Local aside.
 
 ${networkSection(results)}
-## What DynamoDB Local itself can do
+${postgresSection ? `${postgresSection}\n\n` : ''}## What DynamoDB Local itself can do
 
 The same requests with no consumer around them, at 1, 4 and 16 in flight: ${results.ceiling.operations} requests
 per level at the start of each run, median over the runs.
@@ -187,6 +192,7 @@ do not (see Analysis: DynamoDB Local's own bounds), those over the modelled netw
 npm run bench                                # ${settings}
 npm run bench -- --runs 1 --rtt 0,10         # a quick look: one run, rttMs 0 and 10 only; still rewrites docs/
 npm run bench -- --out .cache/bench --runs 1   # the same, written elsewhere
+npm run bench -- --store postgres            # only the Postgres contenders: rewrites their section and benchmarks-postgres.json
 \`\`\`
 `;
 }
