@@ -68,3 +68,12 @@ export function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** Two-space JSON with arrays of numbers on one line, as the formatter (biome) writes them. */
+export function formatJson(value: unknown): string {
+  const text = JSON.stringify(value, null, 2).replace(
+    /\[\s+([\d.,\s-]+?)\s+\]/g,
+    (_, inner: string) => `[${inner.split(/,\s*/).join(', ')}]`,
+  );
+  return `${text}\n`;
+}

@@ -32,7 +32,8 @@ export async function startBenchPostgres(): Promise<BenchPostgres> {
   try {
     const version = await withClient(running.url, async (client) => {
       const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
-      return rows[0]?.server_version ?? 'unknown';
+      // `15.18 (Debian 15.18-0+deb12u1)`: the version is enough.
+      return rows[0]?.server_version.split(' ')[0] ?? 'unknown';
     });
     return {
       url: running.url,

@@ -5,7 +5,7 @@
 export function postgresModelSources(readingRttMs: number): string {
   return `### Which round trip, and what carries over
 
-A deployed consumer reaches Aurora PostgreSQL through RDS Proxy (docs/postgres.md#connections): every statement
+A deployed consumer reaches Aurora PostgreSQL through RDS Proxy (lambdas/postgres/connection.ts): every statement
 goes Lambda → proxy → writer and back, in the consumer's VPC. The figures are read at rttMs ${readingRttMs}, and the
 sweep is DynamoDB's (2, 5, 10, 20):
 

@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HANDLER_SETTINGS } from '../../lambdas/core/settings.js';
-import { type BenchRow, round, toRow } from '../bench-json.js';
+import { type BenchRow, formatJson, round, toRow } from '../bench-json.js';
 import { POSTGRES_CONTENDERS } from '../contenders/index.js';
 import type { MachineDescription } from '../machine.js';
 import type { ScenarioResult } from '../results.js';
@@ -37,7 +37,7 @@ export async function writePostgresJson(directory: string, results: PostgresBenc
     rttSweepMs: results.rttSweepMs,
     scenarios: [...results.scenarios, ...results.sweep].map(toRow),
   };
-  await writeFile(join(directory, POSTGRES_JSON_FILE), `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(join(directory, POSTGRES_JSON_FILE), formatJson(json));
 }
 
 /** The section of the page as it stands, markers included, or undefined when it has none. */
@@ -92,8 +92,8 @@ ${fullSizeTable(results.scenarios)}
 
 \`${describePostgresNetworkModel()}\` (ms), held with a timer by a wrapper around each client's \`query\`
 (bench/postgres/postgres-network-model.ts), the analogue of the DynamoDB middleware. A new record then waits for
-BEGIN, its inbox INSERT, two upserts and COMMIT: 5 round trips alone in its transaction, and 4 plus 2 per
-transaction (a SAVEPOINT instead of nothing, BEGIN and COMMIT shared) when grouped. The sweep runs the same
+BEGIN, its inbox INSERT, two upserts and COMMIT: 5 round trips alone in its transaction; grouped, 4 of its own
+(its SAVEPOINT, INSERT and two upserts) plus BEGIN and COMMIT shared by the transaction's records. The sweep runs the same
 prefixes as DynamoDB's (${SWEEP_RECORDS_PER_PARTITION['4p']} records per partition on the 4-partition scenarios); ${results.sweepRuns} run${results.sweepRuns === 1 ? '' : 's'} per rttMs.
 The figures are read at rttMs ${read}: Lambda to RDS Proxy to the Aurora writer in one AZ, as the next section argues.
 
