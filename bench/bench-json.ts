@@ -1,17 +1,24 @@
 /** docs/benchmarks.json: one row per scenario, contender and modelled round trip, and the deployed handler. */
+
+import type { StoreName } from './measure/throughput.js';
 import { NETWORK_MODEL } from './network-model.js';
 import type { BenchResults, ScenarioResult } from './results.js';
 
 export interface BenchRow {
   readonly scenario: string;
   readonly contender: string;
+  /** `dynamodb` (DynamoDB Local) or `postgres` (the server bench/postgres/bench-postgres.ts started). */
+  readonly store: StoreName;
   /** The modelled base round trip in ms (bench/network-model.ts); 0 for none: DynamoDB Local as it answers. */
   readonly rttMs: number;
   /** Median over the runs. */
   readonly recordsPerSecond: number;
   readonly recordsPerSecondMin: number;
   readonly recordsPerSecondMax: number;
+  /** DynamoDB requests, or Postgres statements, per record. */
   readonly requestsPerRecord: number;
+  /** DynamoDB transactions, or Postgres transactions (BEGINs), per record. */
+  readonly transactionsPerRecord: number;
   readonly wcuPerRecord: number;
   readonly refusedPerRecord: number;
   readonly ratioToPowertools: number;
@@ -38,15 +45,17 @@ export function toJson(results: BenchResults): BenchJson {
   };
 }
 
-function toRow(r: ScenarioResult): BenchRow {
+export function toRow(r: ScenarioResult): BenchRow {
   return {
     scenario: r.scenario,
     contender: r.contender,
+    store: r.store,
     rttMs: r.rttMs,
     recordsPerSecond: round(r.recordsPerSecond.median, 1),
     recordsPerSecondMin: round(r.recordsPerSecond.min, 1),
     recordsPerSecondMax: round(r.recordsPerSecond.max, 1),
     requestsPerRecord: round(r.requestsPerRecord, 4),
+    transactionsPerRecord: round(r.transactionsPerRecord, 4),
     wcuPerRecord: round(r.wcuPerRecord, 4),
     refusedPerRecord: round(r.refusedPerRecord, 4),
     ratioToPowertools: round(r.ratioToPowertools, 3),
@@ -58,4 +67,13 @@ function toRow(r: ScenarioResult): BenchRow {
 export function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** Two-space JSON with arrays of numbers on one line, as the formatter (biome) writes them. */
+export function formatJson(value: unknown): string {
+  const text = JSON.stringify(value, null, 2).replace(
+    /\[\s+([\d.,\s-]+?)\s+\]/g,
+    (_, inner: string) => `[${inner.split(/,\s*/).join(', ')}]`,
+  );
+  return `${text}\n`;
 }

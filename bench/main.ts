@@ -5,7 +5,7 @@
  * its peak memory, writes docs/benchmarks.md, docs/benchmarks.json and docs/benchmarks.svg, and prints
  * the targets' verdicts.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
@@ -25,9 +25,17 @@ import { measureDecodeCost } from './measure/decode-cost.js';
 import { measurePeakRss } from './measure/peak-rss.js';
 import { runSequence } from './measure/throughput.js';
 import { DEFAULT_RTT_SWEEP_MS, describeNetworkModel } from './network-model.js';
+import {
+  existingPostgresSection,
+  POSTGRES_JSON_FILE,
+  postgresSection,
+  withPostgresSection,
+  writePostgresJson,
+} from './postgres/postgres-report.js';
+import { runPostgresBench } from './postgres/run-postgres-bench.js';
 import { writeReport } from './report.js';
 import { aggregate, type BenchResults, compareAblation, type RunMeasurement } from './results.js';
-import { buildSequences, orderWorkload, type Sequence } from './scenarios.js';
+import { buildSequences, orderWorkload, rotate, warmUpSequence } from './scenarios.js';
 import { checkTargets, formatTargets } from './targets.js';
 
 /** Rounds of DynamoDB Local on its own after the contenders' warm-up, at most (about 4 s each). */
@@ -36,7 +44,12 @@ const DEFAULT_RTT = [0, ...DEFAULT_RTT_SWEEP_MS].join(',');
 const USAGE =
   'npm run bench -- [--runs N (default 5)] [--rtt MS,MS,... (default ' +
   DEFAULT_RTT +
-  '; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default 20)] [--out DIR (default docs)]';
+  '; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default 20)] [--out DIR (default docs)]' +
+  ' [--store all|dynamodb|postgres (default all; postgres: only the Postgres contenders, rewriting only their section)]';
+
+/** Which contenders run: `postgres` and `dynamodb` leave the other store's section of the page as it was. */
+const STORES = ['all', 'dynamodb', 'postgres'] as const;
+type StoreChoice = (typeof STORES)[number];
 
 /** Git-ignored scratch space: bundles, the big event file. */
 const workDirectory = join(CACHE_DIRECTORY, 'bench');
@@ -52,6 +65,7 @@ runCli({
         'rtt-runs': { type: 'string' },
         'cold-starts': { type: 'string' },
         out: { type: 'string' },
+        store: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       `usage: ${USAGE}`,
@@ -68,6 +82,8 @@ runCli({
     const rttSweepMs = rttFlag(args.rtt as string | undefined);
     /** The modelled delays dominate there, so one run spreads little; each takes seconds per contender. */
     const sweepRuns = positiveIntegerFlag('rtt-runs', args['rtt-runs'] as string | undefined, 1);
+    const store = storeFlag(args.store as string | undefined);
+    const command = ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ');
 
     // The same quiet, warning-free environment for every contender.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -77,6 +93,20 @@ runCli({
     const startedMs = performance.now();
     const progress = (message: string) =>
       console.log(`[${((performance.now() - startedMs) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+
+    const postgresOptions = { runs, fewerRuns: ablationRuns, rttSweepMs, sweepRuns, progress };
+    if (store === 'postgres') {
+      const postgres = await runPostgresBench(postgresOptions);
+      await mkdir(out, { recursive: true });
+      await writePostgresJson(out, postgres);
+      const page = await readFile(join(out, 'benchmarks.md'), 'utf8').catch(() => undefined);
+      const section = postgresSection({ results: postgres, machine: describeMachine(), command });
+      await writeFile(join(out, 'benchmarks.md'), withPostgresSection(page, section));
+      progress(
+        `wrote the Postgres section of ${displayPath(join(out, 'benchmarks.md'))} and ${POSTGRES_JSON_FILE}`,
+      );
+      return 0;
+    }
 
     // First, while this process holds nothing else: its heap is what is measured.
     progress("decode cost: one value at the edge of each format's budget, and hostile ones refused");
@@ -210,8 +240,14 @@ runCli({
         runs,
         wallSeconds: (performance.now() - startedMs) / 1000,
       };
+      // Beside the DynamoDB figures, or the section the last Postgres run wrote, kept as it was.
+      const postgres = store === 'all' ? await runPostgresBench(postgresOptions) : undefined;
+      if (postgres) await writePostgresJson(out, postgres);
       const json = await writeReport(out, {
         results,
+        postgresSection: postgres
+          ? postgresSection({ results: postgres, machine: describeMachine(), command })
+          : await existingPostgresSection(out),
         machine: describeMachine(),
         settings:
           `${runs} runs per contender and scenario at rttMs 0 (ablations and hot-1p: ${ablationRuns}); ` +
@@ -236,26 +272,6 @@ function settled(previous: Ceiling, current: Ceiling): boolean {
   return before > 0 && Math.abs(now - before) / before < 0.1;
 }
 
-/** Small batches through every code path once, so the first measured run is not the JVM's warm-up. */
-function warmUpSequence(): Sequence {
-  const workload = orderWorkload({
-    records: 400,
-    partitions: 4,
-    keysPerPartition: 16,
-    duplicateShare: 0.2,
-    seed: 9,
-    prefix: 'w',
-  });
-  return {
-    name: 'warm-up',
-    deliveries: [
-      { scenario: 'new-4p', batches: workload.batches, records: workload.records },
-      { scenario: 'redelivery-4p', batches: workload.batches, records: workload.records },
-    ],
-    expectedBalances: workload.expectedBalances,
-  };
-}
-
 /** The variables the function has in AWS, pointed at DynamoDB Local, with fresh tables. */
 async function handlerEnvironment(endpoint: string): Promise<Record<string, string>> {
   const client = localDynamoDbClient(endpoint);
@@ -276,6 +292,14 @@ async function handlerEnvironment(endpoint: string): Promise<Record<string, stri
   };
 }
 
+function storeFlag(raw: string | undefined): StoreChoice {
+  if (raw === undefined) return 'all';
+  if (!(STORES as readonly string[]).includes(raw)) {
+    throw new UserError(`--store takes ${STORES.join(', ')}, got ${raw}`);
+  }
+  return raw as StoreChoice;
+}
+
 /** The base round trips to sweep beside 0 (which always runs: the page's rttMs-0 sections need it). */
 function rttFlag(raw: string | undefined): number[] {
   if (raw === undefined) return [...DEFAULT_RTT_SWEEP_MS];
@@ -286,9 +310,4 @@ function rttFlag(raw: string | undefined): number[] {
     );
   }
   return [...new Set(values.filter((value) => value > 0))].sort((a, b) => a - b);
-}
-
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const shift = by % items.length;
-  return [...items.slice(shift), ...items.slice(0, shift)];
 }

@@ -84,8 +84,8 @@ function sweepTable(results: BenchResults): string {
   const lines = [
     `Records/s (median) at each base round trip, with requests, WCU per record and the ratio to Powertools at rttMs ${at}:`,
     '',
-    `| scenario | contender | ${rtts.map((rtt) => `${rtt} ms`).join(' | ')} | requests/record | WCU/record | × Powertools |`,
-    `|---|---|${rtts.map(() => '---:').join('|')}|---:|---:|---:|`,
+    `| scenario | contender | store | ${rtts.map((rtt) => `${rtt} ms`).join(' | ')} | requests/record | WCU/record | × Powertools |`,
+    `|---|---|---|${rtts.map(() => '---:').join('|')}|---:|---:|---:|`,
   ];
   for (const scenario of SCENARIO_NAMES) {
     for (const { name } of CONTENDERS) {
@@ -93,7 +93,7 @@ function sweepTable(results: BenchResults): string {
       const there = find(scenario, name, at);
       if (cells.every((cell) => cell === '–')) continue;
       lines.push(
-        `| ${scenario} | ${name} | ${cells.join(' | ')} | ${there?.requestsPerRecord.toFixed(3) ?? '–'} | ` +
+        `| ${scenario} | ${name} | ${there?.store ?? '–'} | ${cells.join(' | ')} | ${there?.requestsPerRecord.toFixed(3) ?? '–'} | ` +
           `${there?.wcuPerRecord.toFixed(2) ?? '–'} | ${there?.ratioToPowertools.toFixed(2) ?? '–'} |`,
       );
     }

@@ -5,18 +5,23 @@ import type { ColdInitMeasurement } from './measure/cold-init.js';
 import type { DecodeCostMeasurement } from './measure/decode-cost.js';
 import type { PeakRssMeasurement } from './measure/peak-rss.js';
 import { type Spread, spreadOf } from './measure/stats.js';
-import type { DeliveryMeasurement } from './measure/throughput.js';
+import type { DeliveryMeasurement, StoreName } from './measure/throughput.js';
 import type { ScenarioName } from './scenarios.js';
 
 export interface ScenarioResult {
   readonly scenario: ScenarioName;
   readonly contender: string;
+  /** Where the inbox and the effect's writes lived: DynamoDB Local or the bench's Postgres. */
+  readonly store: StoreName;
   /** The modelled base round trip; 0 for none. */
   readonly rttMs: number;
   /** Records of one run of the scenario (the sweep runs prefixes: bench/scenarios.ts). */
   readonly records: number;
   readonly recordsPerSecond: Spread;
+  /** DynamoDB requests, or Postgres statements (each a round trip), per record. */
   readonly requestsPerRecord: number;
+  /** DynamoDB transactions (TransactWriteItems, TransactGetItems), or Postgres BEGINs, per record. */
+  readonly transactionsPerRecord: number;
   readonly refusedPerRecord: number;
   readonly wcuPerRecord: number;
   /** Median CPU time of the bench process per record, in microseconds. */
@@ -85,7 +90,7 @@ export function compareAblation(
 export function aggregate(measurements: readonly DeliveryMeasurement[]): ScenarioResult[] {
   const groups = new Map<string, DeliveryMeasurement[]>();
   for (const measurement of measurements) {
-    const key = `${measurement.scenario}\u0000${measurement.contender}\u0000${measurement.rttMs}`;
+    const key = `${measurement.store}\u0000${measurement.scenario}\u0000${measurement.contender}\u0000${measurement.rttMs}`;
     groups.set(key, [...(groups.get(key) ?? []), measurement]);
   }
   const partial = [...groups.values()].map((group) => {
@@ -100,11 +105,13 @@ export function aggregate(measurements: readonly DeliveryMeasurement[]): Scenari
     return {
       scenario: first.scenario,
       contender: first.contender,
+      store: first.store,
       rttMs: first.rttMs,
       records: first.records,
       recordsPerSecond: spreadOf(group.map((m) => (m.records / m.milliseconds) * 1000)),
       // Per record over all runs: requests are deterministic, but retries would show here.
       requestsPerRecord: group.reduce((sum, m) => sum + m.tally.requests, 0) / records,
+      transactionsPerRecord: group.reduce((sum, m) => sum + m.tally.transactions, 0) / records,
       refusedPerRecord: group.reduce((sum, m) => sum + m.tally.refused, 0) / records,
       wcuPerRecord: group.reduce((sum, m) => sum + m.tally.wcu, 0) / records,
       cpuMicrosecondsPerRecord: spreadOf(group.map((m) => (m.cpuMilliseconds * 1000) / m.records)).median,

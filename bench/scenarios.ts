@@ -235,3 +235,29 @@ function toRecordSpec(order: OrderEvent, partition: number, offset: number): Rec
     },
   };
 }
+
+/** Small batches through every code path once, so the first measured run is not the server's (or a JIT's) warm-up. */
+export function warmUpSequence(): Sequence {
+  const workload = orderWorkload({
+    records: 400,
+    partitions: 4,
+    keysPerPartition: 16,
+    duplicateShare: 0.2,
+    seed: 9,
+    prefix: 'w',
+  });
+  return {
+    name: 'warm-up',
+    deliveries: [
+      { scenario: 'new-4p', batches: workload.batches, records: workload.records },
+      { scenario: 'redelivery-4p', batches: workload.batches, records: workload.records },
+    ],
+    expectedBalances: workload.expectedBalances,
+  };
+}
+
+/** Contenders in a run's order: rotated each run, so no contender always follows the same one. */
+export function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = by % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}

@@ -1,6 +1,8 @@
 import { HANDLER_SETTINGS } from '../../lambdas/core/settings.js';
+import { MAX_RECORDS_PER_TRANSACTION } from '../../lambdas/postgres/postgres-inbox-store.js';
 import type { Contender } from './contender.js';
 import { inboxContender } from './inbox.js';
+import { type PostgresContender, postgresContender } from './postgres-inbox.js';
 import { powertoolsContender } from './powertools.js';
 
 const inboxTx = {
@@ -34,6 +36,32 @@ export const CONTENDERS: readonly Contender[] = [
     mode: 'side-effect',
   }),
   powertoolsContender,
+];
+
+/**
+ * The inbox on Postgres (`store: postgresInbox()`, the sample's SQL effect), in report order; each runs the
+ * same deliveries as the DynamoDB contenders, in a fresh schema.
+ */
+export const POSTGRES_CONTENDERS: readonly PostgresContender[] = [
+  postgresContender({
+    name: 'inbox-pg',
+    description:
+      'Postgres store, default settings: ready records of a partition share one transaction (TRANSACT_GROUP_MAX_RECORDS, ' +
+      `default ${HANDLER_SETTINGS.transactGroupMaxRecords.default}; at most ${MAX_RECORDS_PER_TRANSACTION} records per transaction), ` +
+      'BEGIN, per record SAVEPOINT + inbox INSERT + 2 upserts, COMMIT',
+  }),
+  postgresContender({
+    name: 'inbox-pg-ungrouped',
+    description:
+      'Postgres store, TRANSACT_GROUP_MAX_RECORDS=1: BEGIN, inbox INSERT, 2 upserts, COMMIT per new record',
+    settings: { transactGroupMaxRecords: 1 },
+  }),
+  postgresContender({
+    name: 'inbox-pg-per-key',
+    description:
+      "Postgres store, ORDERING=key on the Kafka key: keys of a partition run concurrently, a key's ready records share a transaction",
+    settings: inboxTxPerKey.settings,
+  }),
 ];
 
 /** One optimisation turned off (or pushed further), run beside the contender it changes. */

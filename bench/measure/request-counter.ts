@@ -10,6 +10,8 @@ export interface RequestTally {
   readonly requests: number;
   /** Requests refused by a condition: ConditionalCheckFailedException or a cancelled transaction. */
   readonly refused: number;
+  /** Transactions sent: TransactWriteItems and TransactGetItems requests (on Postgres, each BEGIN). */
+  readonly transactions: number;
   /** Sum of ConsumedCapacity.CapacityUnits returned by successful writes. */
   readonly wcu: number;
   readonly byCommand: Readonly<Record<string, number>>;
@@ -24,6 +26,9 @@ const WRITE_COMMANDS = new Set([
   'BatchWriteItemCommand',
 ]);
 
+/** Requests that are a transaction of their own. */
+const TRANSACTION_COMMANDS = new Set(['TransactWriteItemsCommand', 'TransactGetItemsCommand']);
+
 const REFUSALS = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
 
 interface Capacity {
@@ -33,6 +38,7 @@ interface Capacity {
 export class RequestCounter {
   #requests = 0;
   #refused = 0;
+  #transactions = 0;
   #wcu = 0;
   #byCommand: Record<string, number> = {};
 
@@ -53,6 +59,7 @@ export class RequestCounter {
         // The deserialize step runs inside the SDK's retry loop: each attempt is one request.
         const command = String(context.commandName);
         this.#requests += 1;
+        if (TRANSACTION_COMMANDS.has(command)) this.#transactions += 1;
         this.#byCommand[command] = (this.#byCommand[command] ?? 0) + 1;
         try {
           const result = await next(args);
@@ -71,6 +78,7 @@ export class RequestCounter {
   reset(): void {
     this.#requests = 0;
     this.#refused = 0;
+    this.#transactions = 0;
     this.#wcu = 0;
     this.#byCommand = {};
   }
@@ -79,6 +87,7 @@ export class RequestCounter {
     return {
       requests: this.#requests,
       refused: this.#refused,
+      transactions: this.#transactions,
       wcu: this.#wcu,
       byCommand: { ...this.#byCommand },
     };

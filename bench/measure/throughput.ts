@@ -9,16 +9,20 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 import { createLambdaContext, untilDeadline } from '../../local/esm/lambda-function.js';
-import type { Contender } from '../contenders/contender.js';
+import type { Container, Contender } from '../contenders/contender.js';
 import { attachNetworkModel } from '../network-model.js';
 import type { ScenarioName, Sequence } from '../scenarios.js';
 import { RequestCounter, type RequestTally } from './request-counter.js';
 import { createBenchTables, deleteBenchTables, readBalances } from './tables.js';
 
+/** Where the inbox (and the effect's writes) lived. */
+export type StoreName = 'dynamodb' | 'postgres';
+
 export interface DeliveryMeasurement {
   readonly contender: string;
+  readonly store: StoreName;
   readonly scenario: ScenarioName;
-  /** The modelled base round trip (bench/network-model.ts); 0 for none. */
+  /** The modelled base round trip (bench/network-model.ts, bench/postgres/postgres-network-model.ts); 0 for none. */
   readonly rttMs: number;
   readonly records: number;
   /** Wall time of the delivery's invocations, summed. */
@@ -62,40 +66,14 @@ export async function runSequence(
   );
   try {
     const container = contender.createContainer({ dynamoDb: client, tables });
-    const measurements: DeliveryMeasurement[] = [];
-    for (const delivery of sequence.deliveries) {
-      counter.reset();
-      let milliseconds = 0;
-      let cpuMicroseconds = 0;
-      // A partition's batches: the next one is invoked once the previous one has returned, as the ESM does.
-      for (const batch of delivery.batches) {
-        const context = createLambdaContext(
-          { functionName: contender.name },
-          { requestId: randomUUID(), remainingMs: untilDeadline(Date.now() + INVOCATION_MS) },
-        );
-        const cpuBefore = process.cpuUsage();
-        const started = performance.now();
-        const response = await container.invoke(batch, context);
-        milliseconds += performance.now() - started;
-        const cpu = process.cpuUsage(cpuBefore);
-        cpuMicroseconds += cpu.user + cpu.system;
-        if (response.batchItemFailures.length > 0) {
-          throw new Error(
-            `${contender.name} reported ${response.batchItemFailures.length} records on ${delivery.scenario}` +
-              `${run.rttMs > 0 ? ` at rttMs ${run.rttMs}` : ''}; every record must succeed for the figures to mean anything`,
-          );
-        }
-      }
-      measurements.push({
-        contender: contender.name,
-        scenario: delivery.scenario,
-        rttMs: run.rttMs,
-        records: delivery.records,
-        milliseconds,
-        cpuMilliseconds: cpuMicroseconds / 1000,
-        tally: counter.tally(),
-      });
-    }
+    const measurements = await measureDeliveries({
+      contender: contender.name,
+      store: 'dynamodb',
+      container,
+      counter,
+      sequence,
+      rttMs: run.rttMs,
+    });
     if (run.verify) await verifyBalances(contender, sequence, client, tables.app);
     return measurements;
   } finally {
@@ -104,20 +82,82 @@ export async function runSequence(
   }
 }
 
+export interface DeliveryRun {
+  readonly contender: string;
+  readonly store: StoreName;
+  readonly container: Container;
+  /** Reset before each delivery: its tally is that delivery's. */
+  readonly counter: { reset(): void; tally(): RequestTally };
+  readonly sequence: Sequence;
+  readonly rttMs: number;
+}
+
+/**
+ * Each delivery of the sequence on the one container: its batches invoked one after another, as the ESM
+ * invokes a partition's, timed and counted; any record reported fails the whole benchmark.
+ */
+export async function measureDeliveries(run: DeliveryRun): Promise<DeliveryMeasurement[]> {
+  const { contender, container, counter, rttMs } = run;
+  const measurements: DeliveryMeasurement[] = [];
+  for (const delivery of run.sequence.deliveries) {
+    counter.reset();
+    let milliseconds = 0;
+    let cpuMicroseconds = 0;
+    // A partition's batches: the next one is invoked once the previous one has returned, as the ESM does.
+    for (const batch of delivery.batches) {
+      const context = createLambdaContext(
+        { functionName: contender },
+        { requestId: randomUUID(), remainingMs: untilDeadline(Date.now() + INVOCATION_MS) },
+      );
+      const cpuBefore = process.cpuUsage();
+      const started = performance.now();
+      const response = await container.invoke(batch, context);
+      milliseconds += performance.now() - started;
+      const cpu = process.cpuUsage(cpuBefore);
+      cpuMicroseconds += cpu.user + cpu.system;
+      if (response.batchItemFailures.length > 0) {
+        throw new Error(
+          `${contender} reported ${response.batchItemFailures.length} records on ${delivery.scenario}` +
+            `${rttMs > 0 ? ` at rttMs ${rttMs}` : ''}; every record must succeed for the figures to mean anything`,
+        );
+      }
+    }
+    measurements.push({
+      contender,
+      store: run.store,
+      scenario: delivery.scenario,
+      rttMs,
+      records: delivery.records,
+      milliseconds,
+      cpuMilliseconds: cpuMicroseconds / 1000,
+      tally: counter.tally(),
+    });
+  }
+  return measurements;
+}
+
 async function verifyBalances(
   contender: Contender,
   sequence: Sequence,
   client: DynamoDBClient,
   appTable: string,
 ): Promise<void> {
-  const actual = await readBalances(client, appTable);
+  checkExactlyOnce(contender.name, sequence, await readBalances(client, appTable));
+}
+
+/** Every account's balance as the sequence's distinct events, each applied once, make it; throws otherwise. */
+export function checkExactlyOnce(
+  contender: string,
+  sequence: Sequence,
+  actual: ReadonlyMap<string, number>,
+): void {
   const wrong = [...sequence.expectedBalances].filter(
     ([account, balance]) => actual.get(account) !== balance,
   );
   if (wrong.length > 0 || actual.size !== sequence.expectedBalances.size) {
     const [account, balance] = wrong[0] ?? ['(count)', sequence.expectedBalances.size];
     throw new Error(
-      `${contender.name} did not apply "${sequence.name}" exactly once: account ${account} is ` +
+      `${contender} did not apply "${sequence.name}" exactly once: account ${account} is ` +
         `${actual.get(account) ?? actual.size}, expected ${balance}`,
     );
   }
