@@ -18,7 +18,10 @@ export interface StoreContext {
   readonly consumer: string;
   readonly ttlSeconds: number;
   readonly clock: Clock;
-  /** Records of one invocation that may be at the store at once (partitions × key lanes): a pool's size. */
+  /**
+   * Partitions an invocation processes at once: a pool's size. Key lanes of a partition (ORDERING=key) take
+   * turns on their partition's share, so a hot partition cannot take every connection.
+   */
   readonly concurrency: number;
 }
 
