@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   type ContractTest,
+  committed,
   entry,
+  insertUnique,
   itWhen,
   leaseOf,
   put,
@@ -16,6 +18,8 @@ import {
 export function describeCommitCases(t: ContractTest): void {
   const whenLimited = itWhen(t.subject.capabilities.contentLimits);
   const whenTwoWritesRefused = itWhen(t.subject.capabilities.twoWritesOnOneItemRefused);
+  const whenStepsSeeEarlierSteps = itWhen(t.subject.capabilities.stepsSeeEarlierSteps);
+  const whenStoreConstraints = itWhen(t.subject.capabilities.storeConstraints);
 
   describe('commit', () => {
     it('writes the inbox row and the effect writes together', async () => {
@@ -158,5 +162,38 @@ export function describeCommitCases(t: ContractTest): void {
       expect(await t.h.appItem('order#small')).toBeUndefined();
       expect(await t.h.holdsDedupRow('k1')).toBe(false);
     });
+
+    whenStepsSeeEarlierSteps(
+      'applies the steps in order: a second write on one item wins, and a rule sees what an earlier step wrote',
+      async () => {
+        const result = await t.commit(entry('k1'), [
+          put('order#o1'),
+          put('order#o1', { again: true }),
+          requireItem('order#o1'),
+        ]);
+
+        expect(result).toEqual(committed);
+        expect(await t.h.appItem('order#o1')).toEqual({ pk: 'order#o1', again: true });
+        expect((await t.claim(entry('k1'))).kind).toBe('duplicate');
+      },
+    );
+
+    whenStoreConstraints(
+      'rejects a record whose effect breaks a constraint of the store, writing neither row nor effects and leaving the key free',
+      async () => {
+        await t.commit(entry('seed'), [put('account#a1', { balance: 5 })]);
+
+        const result = await t.commit(entry('k1'), [
+          put('order#o1'),
+          insertUnique('account#a1', { balance: 0 }),
+        ]);
+
+        expect(result).toEqual(t.h.constraintRejection);
+        expect(await t.h.appItem('order#o1')).toBeUndefined();
+        expect(await t.h.appItem('account#a1')).toEqual({ pk: 'account#a1', balance: 5 });
+        expect(await t.h.holdsDedupRow('k1')).toBe(false);
+        expect(await t.commit(entry('k1'), [put('order#o1')])).toEqual(committed);
+      },
+    );
   });
 }

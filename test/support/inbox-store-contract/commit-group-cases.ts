@@ -5,6 +5,7 @@ import {
   committed,
   entry,
   FIRST_EXPIRED_MS,
+  insertUnique,
   itWhen,
   leaseOf,
   put,
@@ -17,6 +18,7 @@ import {
 
 export function describeCommitGroupCases(t: ContractTest): void {
   const whenLimited = itWhen(t.subject.capabilities.contentLimits);
+  const whenStoreConstraints = itWhen(t.subject.capabilities.storeConstraints);
 
   describe('commitGroup', () => {
     it('commits a group of new records: every inbox row and every effect write', async () => {
@@ -304,6 +306,27 @@ export function describeCommitGroupCases(t: ContractTest): void {
         expect(await t.h.appItem('order#o3')).toBeUndefined();
         expect(await t.h.appItem('order#small')).toBeUndefined();
         expect(await t.h.holdsDedupRow('k2')).toBe(false);
+      },
+    );
+
+    whenStoreConstraints(
+      'rejects only the member that breaks a constraint of the store; the ones before it commit, none after it is sent',
+      async () => {
+        await t.commit(entry('seed'), [put('account#a1')]);
+
+        const results = await t.store.commitGroup([
+          t.member(entry('k1'), [put('order#o1')]),
+          t.member(entry('k2'), [put('order#small'), insertUnique('account#a1')]),
+          t.member(entry('k3'), [put('order#o3')]),
+        ]);
+
+        expect(results).toEqual([committed, t.h.constraintRejection, { kind: 'not-sent' }]);
+        expect(await t.h.appItem('order#o1')).toEqual({ pk: 'order#o1' });
+        expect(await t.h.appItem('order#small')).toBeUndefined();
+        expect(await t.h.appItem('order#o3')).toBeUndefined();
+        expect(await t.h.holdsDedupRow('k2')).toBe(false);
+        expect(await t.h.holdsDedupRow('k3')).toBe(false);
+        expect((await t.claim(entry('k1'))).kind).toBe('duplicate');
       },
     );
   });
