@@ -81,14 +81,20 @@ export class PostgresInboxStore implements InboxStore {
    */
   async commitGroup(members: readonly CommitMember[], options?: CommitGroupOptions): Promise<CommitResult[]> {
     const results: CommitResult[] = [];
+    /** What every later member answers once the group stopped: why it stopped decides (a deadline, a member). */
+    let rest: CommitResult | undefined;
     for (let start = 0; start < members.length; start += MAX_RECORDS_PER_TRANSACTION) {
       const chunk = members.slice(start, start + MAX_RECORDS_PER_TRANSACTION);
-      const stopped = results.some((result) => stopsGroup(result) || result.kind === 'not-sent');
-      if (stopped || (start > 0 && options?.mayContinue?.() === false)) {
-        results.push(...chunk.map((): CommitResult => (stopped ? { kind: 'not-sent' } : deadline())));
+      if (rest === undefined && start > 0 && options?.mayContinue?.() === false) rest = deadline();
+      if (rest !== undefined) {
+        const answer = rest;
+        results.push(...chunk.map((): CommitResult => ({ ...answer })));
         continue;
       }
-      results.push(...(await this.#commitChunk(chunk)));
+      const answers = await this.#commitChunk(chunk);
+      results.push(...answers);
+      if (answers.some((result) => stopsGroup(result) || result.kind === 'not-sent'))
+        rest = { kind: 'not-sent' };
     }
     return results;
   }
