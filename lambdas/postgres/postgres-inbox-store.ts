@@ -168,6 +168,10 @@ export class PostgresInboxStore implements InboxStore {
     } catch (error) {
       throw storeError(`${operation} (connecting)`, error);
     }
+    // pg-pool listens for a client's 'error' only while it is idle: a connection dying while checked out
+    // (a killed backend, a cut network, a lost COMMIT answer) would be an uncaught exception, ending the
+    // process. The failure reaches the operation through the statement it fails, or the next one.
+    client.on('error', ignoreConnectionError);
     try {
       const result = await use(client);
       client.release();
@@ -175,9 +179,14 @@ export class PostgresInboxStore implements InboxStore {
     } catch (error) {
       client.release(error instanceof Error ? error : new Error(String(error)));
       throw error instanceof InboxStoreError ? error : storeError(operation, error);
+    } finally {
+      // After the release: until then the pool has no listener of its own on the client.
+      client.removeListener('error', ignoreConnectionError);
     }
   }
 }
+
+function ignoreConnectionError(): void {}
 
 function deadline(): CommitResult {
   return { kind: 'not-sent', reason: 'deadline' };
