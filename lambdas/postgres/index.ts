@@ -44,7 +44,9 @@ export interface PostgresInboxOptions {
 export function postgresInbox(options: PostgresInboxOptions = {}): InboxStoreChoice {
   return storeChoice('postgres', {
     create(context) {
-      const settings = readPostgresSettings(options.settings ?? {}, process.env);
+      const settings = readPostgresSettings(options.settings ?? {}, process.env, {
+        ownPool: options.pool !== undefined,
+      });
       const pool: ConnectionSource =
         options.pool ??
         connectionPool(settings, {

@@ -123,4 +123,17 @@ describe('readPostgresSettings', () => {
       problemsOf(() => readPostgresSettings({ auth: 'url', url: 'x', statementTimeoutMs: 99 }, {})),
     ).toEqual(['POSTGRES_STATEMENT_TIMEOUT_MS "99" must be a whole number from 100 to 900000']);
   });
+
+  it('requires nothing to connect with when the consumer gives a pool of its own, and still checks the values', () => {
+    expect(readPostgresSettings({ schema: 'inbox_code' }, {}, { ownPool: true })).toMatchObject({
+      auth: 'iam',
+      host: '',
+      schema: 'inbox_code',
+    });
+    expect(
+      problemsOf(() => readPostgresSettings({}, { POSTGRES_SCHEMA: 'Bad-Name' }, { ownPool: true })),
+    ).toEqual([
+      'POSTGRES_SCHEMA "Bad-Name" must be a lower-case SQL identifier: letters, digits and underscores, 63 at most',
+    ]);
+  });
 });
