@@ -44,9 +44,8 @@ export interface PostgresInboxOptions {
 export function postgresInbox(options: PostgresInboxOptions = {}): InboxStoreChoice {
   return storeChoice('postgres', {
     create(context) {
-      // With a pool of the consumer's own, the settings give the schema only: no connection is made from them.
       const settings = readPostgresSettings(options.settings ?? {}, process.env, {
-        connects: options.pool === undefined,
+        ownPool: options.pool !== undefined,
       });
       const pool: ConnectionSource =
         options.pool ??

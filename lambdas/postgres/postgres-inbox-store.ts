@@ -81,14 +81,20 @@ export class PostgresInboxStore implements InboxStore {
    */
   async commitGroup(members: readonly CommitMember[], options?: CommitGroupOptions): Promise<CommitResult[]> {
     const results: CommitResult[] = [];
+    /** What every later member answers once the group stopped: why it stopped decides (a deadline, a member). */
+    let rest: CommitResult | undefined;
     for (let start = 0; start < members.length; start += MAX_RECORDS_PER_TRANSACTION) {
       const chunk = members.slice(start, start + MAX_RECORDS_PER_TRANSACTION);
-      const stopped = results.some((result) => stopsGroup(result) || result.kind === 'not-sent');
-      if (stopped || (start > 0 && options?.mayContinue?.() === false)) {
-        results.push(...chunk.map((): CommitResult => (stopped ? { kind: 'not-sent' } : deadline())));
+      if (rest === undefined && start > 0 && options?.mayContinue?.() === false) rest = deadline();
+      if (rest !== undefined) {
+        const answer = rest;
+        results.push(...chunk.map((): CommitResult => ({ ...answer })));
         continue;
       }
-      results.push(...(await this.#commitChunk(chunk)));
+      const answers = await this.#commitChunk(chunk);
+      results.push(...answers);
+      if (answers.some((result) => stopsGroup(result) || result.kind === 'not-sent'))
+        rest = { kind: 'not-sent' };
     }
     return results;
   }
@@ -162,6 +168,10 @@ export class PostgresInboxStore implements InboxStore {
     } catch (error) {
       throw storeError(`${operation} (connecting)`, error);
     }
+    // pg-pool listens for a client's 'error' only while it is idle: a connection dying while checked out
+    // (a killed backend, a cut network, a lost COMMIT answer) would be an uncaught exception, ending the
+    // process. The failure reaches the operation through the statement it fails, or the next one.
+    client.on('error', ignoreConnectionError);
     try {
       const result = await use(client);
       client.release();
@@ -169,9 +179,14 @@ export class PostgresInboxStore implements InboxStore {
     } catch (error) {
       client.release(error instanceof Error ? error : new Error(String(error)));
       throw error instanceof InboxStoreError ? error : storeError(operation, error);
+    } finally {
+      // After the release: until then the pool has no listener of its own on the client.
+      client.removeListener('error', ignoreConnectionError);
     }
   }
 }
+
+function ignoreConnectionError(): void {}
 
 function deadline(): CommitResult {
   return { kind: 'not-sent', reason: 'deadline' };

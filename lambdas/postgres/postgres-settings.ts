@@ -100,15 +100,25 @@ const REQUIRED_BY_AUTH: Readonly<Record<PostgresSettings['auth'], readonly Postg
   url: ['url'],
 };
 
+/** What the settings are read for. */
+export interface SettingsUse {
+  /**
+   * The consumer gave a pool of its own (`postgresInbox({ pool })`): no connection is opened from the
+   * settings, so what an authentication needs to connect is not required (the values given are still
+   * checked).
+   */
+  readonly ownPool?: boolean;
+}
+
 /**
  * The settings given in code over the environment's, each checked against its definition, and those its
- * kind of authentication needs required unless `connects` is false (the consumer brought a pool of its
- * own, so no connection is opened from them). One ConfigError names every problem.
+ * kind of authentication needs required (unless the consumer connects with a pool of its own). One
+ * ConfigError names every problem.
  */
 export function readPostgresSettings(
   given: Partial<PostgresSettings>,
   env: Readonly<Record<string, string | undefined>>,
-  options: { readonly connects?: boolean } = {},
+  use: SettingsUse = {},
 ): PostgresSettings {
   const values: Record<string, string | number> = {};
   const problems: string[] = [];
@@ -128,7 +138,7 @@ export function readPostgresSettings(
           : text;
   }
   const settings = values as unknown as PostgresSettings;
-  for (const name of options.connects === false ? [] : REQUIRED_BY_AUTH[settings.auth]) {
+  for (const name of use.ownPool ? [] : REQUIRED_BY_AUTH[settings.auth]) {
     if (settings[name] === '') {
       problems.push(
         `${POSTGRES_SETTINGS[name].env} is required with ${POSTGRES_SETTINGS.auth.env}=${settings.auth}`,

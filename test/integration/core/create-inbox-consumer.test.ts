@@ -160,6 +160,29 @@ describe('createInboxConsumer', () => {
     expect(fragile.details()).toEqual(['the schema threw RangeError']);
   });
 
+  it('refuses a sql plan on the DynamoDB store as systemic: reported for a retry, never quarantined', async () => {
+    let ran = false;
+    const misplaced = consumer('misplaced-sql', {
+      effect: () => ({
+        kind: 'sql',
+        run: async () => {
+          ran = true;
+        },
+      }),
+    });
+
+    const response = await misplaced.invoke(
+      kafkaEvent([{ offset: 1, headers: { event_id: 'sql-1' }, value: { a: 1 } }]),
+    );
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: { partition: 'orders-0', offset: 1 } }]);
+    expect(misplaced.outcomes()).toEqual(['1 failed systemic-store-error']);
+    expect(misplaced.details()).toEqual([expect.stringMatching(/needs a SQL store: .*postgresInbox/)]);
+    expect(ran).toBe(false);
+    const rows = await tables.scan(tables.inboxTableName);
+    expect(rows.filter((row) => String(row.pk).startsWith('misplaced-sql'))).toEqual([]);
+  });
+
   it('fails at cold start with one ConfigError naming every missing or bad setting', () => {
     expect(() =>
       createInboxConsumer({
