@@ -49,6 +49,7 @@ describe('readPostgresSettings', () => {
       tls: 'verify-full',
       schema: 'msk_inbox',
       poolMax: 0,
+      idleTimeoutMs: 60_000,
       statementTimeoutMs: 10_000,
     });
     expect(
