@@ -6,20 +6,25 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DELETE_EXPIRED_ROWS_EVENT } from '../../lambdas/core/store-choice.js';
 import { POSTGRES_SETTINGS } from '../../lambdas/postgres/postgres-settings.js';
+import { ConsumerMonitoring } from '../../lib/consumer-monitoring.js';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { InvalidPropsError } from '../../lib/invalid-props-error.js';
 import { KafkaConsumer, type KafkaConsumerProps, type PostgresInboxProps } from '../../lib/kafka-consumer.js';
+import { addOperatorOutputs } from '../../lib/operator-outputs.js';
+import { OperatorPolicy } from '../../lib/operator-policy.js';
 import { FUNCTION_VPC_ACTIONS, LAMBDA_CA_BUNDLE } from '../../lib/postgres-database.js';
 import {
   acknowledgements,
   allFindings,
   allowedPairs,
+  dashboardMetrics,
   EXAMPLE_CLUSTER_ARN,
   FIXTURE_ENTRY,
   logicalId,
   onlyResource,
   policyStatements,
   projectApp,
+  type Resource,
   unacknowledgedFindings,
 } from './support.js';
 
@@ -367,5 +372,66 @@ describe('KafkaConsumer inbox choice', () => {
     expect(problems).toEqual([
       'both inboxTable and postgres are given: keep the one your handler uses (store: postgresInbox() is postgres)',
     ]);
+  });
+});
+
+describe('monitoring, outputs and the operator policy of a Postgres consumer', () => {
+  const withExtras = (kind: DatabaseKind, postgres: Parameters<typeof build>[1] = {}) => {
+    let monitoring: ConsumerMonitoring | undefined;
+    const built = build(kind, postgres, {}, (stack, consumer) => {
+      monitoring = new ConsumerMonitoring(stack, 'Monitoring', { consumer });
+      new OperatorPolicy(stack, 'Operators', { consumer });
+      addOperatorOutputs(consumer);
+    });
+    if (monitoring === undefined) throw new Error('no monitoring');
+    return { ...built, monitoring };
+  };
+
+  it("draws the proxy's connections and latency beside the handler's metrics, with the same alarms", () => {
+    const { template, monitoring } = withExtras('proxy');
+    const metrics = dashboardMetrics(template);
+    for (const name of ['ClientConnections', 'DatabaseConnections', 'QueryDatabaseResponseLatency']) {
+      expect(metrics).toContain(`AWS/RDS/${name}`);
+    }
+    expect(metrics).toContain('MskInbox/Quarantined');
+    expect(Object.keys(monitoring.alarms.dynamoDbThrottles)).toEqual([]);
+    expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm'))).toHaveLength(5);
+  });
+
+  it("draws the cluster's connections, CPU and deadlocks", () => {
+    const metrics = dashboardMetrics(withExtras('cluster').template);
+    for (const name of ['DatabaseConnections', 'CPUUtilization', 'Deadlocks']) {
+      expect(metrics).toContain(`AWS/RDS/${name}`);
+    }
+  });
+
+  it('declares the outputs msk-inbox --stack reads for Postgres, and no table', () => {
+    const outputs = withExtras('cluster', withSecret).template.toJSON().Outputs as Record<
+      string,
+      { Value: unknown }
+    >;
+    expect(Object.keys(outputs).sort()).toEqual(
+      [
+        'ConsumerName',
+        'FailedBatchesBucket',
+        'FunctionName',
+        'PostgresAuth',
+        'PostgresDatabase',
+        'PostgresHost',
+        'PostgresPort',
+        'PostgresSchema',
+        'PostgresSecretArn',
+      ].sort(),
+    );
+    expect(outputs.PostgresSecretArn?.Value).toBe(SECRET_ARN);
+    expect(outputs.PostgresAuth?.Value).toBe('secret');
+  });
+
+  it('gives operators no DynamoDB action, and the rest of the stack stays cdk-nag clean', () => {
+    const built = withExtras('proxy');
+    const managed = Object.values(built.template.findResources('AWS::IAM::ManagedPolicy')) as Resource[];
+    expect(JSON.stringify(managed)).not.toContain('dynamodb:');
+    expect(JSON.stringify(managed)).toContain('lambda:InvokeFunction');
+    expect(unacknowledgedFindings(built.app)).toEqual([]);
   });
 });
