@@ -72,8 +72,10 @@ export interface PostgresInboxProps {
   readonly vpcSubnets?: ec2.SubnetSelection;
   /** The database holding the business tables and the inbox schema (`POSTGRES_DATABASE`). */
   readonly databaseName: string;
+  /** How the function logs in: `{ iam: { user } }` or `{ secret }`. */
   readonly auth: PostgresAuth;
   /**
+   * How the connection checks the server (`POSTGRES_TLS`).
    * @default 'verify-full' (with the Lambda runtime's RDS CA bundle: docs/aws-facts.md#rds-and-rds-proxy)
    */
   readonly tls?: PostgresTls;
@@ -186,19 +188,25 @@ function isConnectable(value: object): value is ec2.IConnectable {
 export class PostgresInboxConnection extends Construct {
   /** The function's security group: egress to the database's port (and HTTPS with `secret` auth) only. */
   public readonly securityGroup: ec2.SecurityGroup;
+  /** The proxy, cluster or instance connected to. */
   public readonly database: PostgresDatabase;
+  /** The VPC the function is placed in. */
   public readonly vpc: ec2.IVpc;
+  /** The function's subnets; undefined: CDK's default (private) selection. */
   public readonly vpcSubnets: ec2.SubnetSelection | undefined;
   /** The endpoint the function connects to (`POSTGRES_HOST`). */
   public readonly host: string;
   /** Its port, as text (`POSTGRES_PORT`): a token for a cluster or instance. */
   public readonly port: string;
+  /** `POSTGRES_DATABASE`. */
   public readonly databaseName: string;
+  /** `POSTGRES_SCHEMA`: where the inbox and quarantine tables are. */
   public readonly schema: string;
+  /** `POSTGRES_TLS`. */
   public readonly tls: PostgresTls;
+  /** How the function logs in. */
   public readonly auth: PostgresAuth;
-  /** The rule sending DELETE_EXPIRED_ROWS_EVENT; none with `deleteExpiredRowsEvery: false`. */
-  public expiredRowsRule: events.Rule | undefined;
+  #expiredRowsRule: events.Rule | undefined;
   readonly #props: PostgresInboxProps;
   readonly #databaseConnections: ec2.Connections;
 
@@ -233,7 +241,12 @@ export class PostgresInboxConnection extends Construct {
     }
   }
 
-  /** The variables `postgresInbox()` reads at cold start, named by POSTGRES_SETTINGS. */
+  /** The rule sending DELETE_EXPIRED_ROWS_EVENT (once bound); none with `deleteExpiredRowsEvery: false`. */
+  public get expiredRowsRule(): events.Rule | undefined {
+    return this.#expiredRowsRule;
+  }
+
+  /** The variables `postgresInbox()` reads at cold start, named by POSTGRES_SETTINGS (KafkaConsumer sets them). */
   public environment(): Record<string, string> {
     const props = this.#props;
     const values: Partial<Record<PostgresSettingName, string | undefined>> = {
@@ -258,7 +271,10 @@ export class PostgresInboxConnection extends Construct {
     return environment;
   }
 
-  /** The function's credential, its network interfaces, the database's ingress, and the schedule. */
+  /**
+   * The function's credential, its network interfaces, the database's ingress, and the schedule: called
+   * once by KafkaConsumer, after it made the function.
+   */
   public bind(fn: lambda.IFunction, role: iam.Role): void {
     if ('iam' in this.auth) {
       grantConnect(this.database, role, this.auth.iam.user);
@@ -276,7 +292,7 @@ export class PostgresInboxConnection extends Construct {
     );
     const every = this.#props.deleteExpiredRowsEvery ?? Duration.hours(1);
     if (every !== false) {
-      this.expiredRowsRule = new events.Rule(this, 'DeleteExpiredRows', {
+      this.#expiredRowsRule = new events.Rule(this, 'DeleteExpiredRows', {
         description: 'msk-inbox: delete expired inbox rows in the Postgres store',
         schedule: events.Schedule.rate(every),
         targets: [
@@ -287,7 +303,7 @@ export class PostgresInboxConnection extends Construct {
           }),
         ],
       });
-      Validations.of(this.expiredRowsRule).acknowledge({
+      Validations.of(this.#expiredRowsRule).acknowledge({
         id: 'Serverless-EventBusDLQ',
         reason:
           'The schedule event carries no data and the deletion is idempotent: an undelivered one leaves the expired rows to the next run, which a dead-letter queue could only repeat.',
