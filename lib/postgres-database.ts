@@ -104,7 +104,8 @@ export interface PostgresInboxProps {
 
 /**
  * Where Lambda's Node.js 20+ runtimes keep the Amazon CA bundle (RDS's included), which they no longer
- * load by default: https://docs.aws.amazon.com/lambda/latest/dg/lambda-nodejs.html#nodejs-ca-certificates
+ * load by default: https://docs.aws.amazon.com/lambda/latest/dg/lambda-nodejs.html
+ * (CA certificate loading)
  */
 export const LAMBDA_CA_BUNDLE = '/var/runtime/ca-cert.pem';
 
@@ -171,6 +172,15 @@ export function postgresProblems(props: PostgresInboxProps): string[] {
     if (securityGroups === undefined && !isConnectable(proxy)) {
       problems.push(
         'postgres.database.securityGroups is missing: an imported proxy does not say its security groups; pass them so the function may be let in',
+      );
+    }
+  }
+  if (props.database.kind !== 'proxy') {
+    const { kind } = props.database;
+    const connectable = kind === 'cluster' ? props.database.cluster : props.database.instance;
+    if (connectable.connections.defaultPort === undefined) {
+      problems.push(
+        `postgres.database.${kind} has no port: import it with its port, so its security groups can let the function in`,
       );
     }
   }

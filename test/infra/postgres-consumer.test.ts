@@ -338,6 +338,47 @@ describe('KafkaConsumer with a Postgres inbox: options', () => {
   });
 });
 
+describe('KafkaConsumer with a Postgres inbox on an imported cluster without its port', () => {
+  it('refuses it in one line, instead of failing inside the security group rules', () => {
+    const stack = new Stack(projectApp({ builtinCloudFormationValidation: false }), 'NoPort', { env: ENV });
+    const cluster = rds.DatabaseCluster.fromDatabaseClusterAttributes(stack, 'Cluster', {
+      clusterIdentifier: 'payments',
+      clusterResourceIdentifier: CLUSTER_RESOURCE_ID,
+      clusterEndpointAddress: 'payments.cluster-abcdefghijkl.us-east-1.rds.amazonaws.com',
+      securityGroups: [ec2.SecurityGroup.fromSecurityGroupId(stack, 'DatabaseSg', DATABASE_SG)],
+    });
+    const make = () =>
+      new KafkaConsumer(stack, 'Consumer', {
+        consumerName: 'payments',
+        source: { kind: 'msk', clusterArn: EXAMPLE_CLUSTER_ARN },
+        topic: 'payments',
+        consumerGroupId: 'payments',
+        entry: FIXTURE_ENTRY,
+        postgres: {
+          database: { kind: 'cluster', cluster },
+          vpc: ec2.Vpc.fromVpcAttributes(stack, 'Vpc', {
+            vpcId: 'vpc-0123456789abcdef0',
+            availabilityZones: ['us-east-1a'],
+            privateSubnetIds: ['subnet-0private0000000a'],
+            privateSubnetRouteTableIds: ['rtb-0private0000000a'],
+          }),
+          databaseName: 'payments',
+          auth: { iam: { user: 'payments_consumer' } },
+        },
+      });
+    let refusal: unknown;
+    try {
+      make();
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(InvalidPropsError);
+    expect((refusal as InvalidPropsError).problems).toEqual([
+      'postgres.database.cluster has no port: import it with its port, so its security groups can let the function in',
+    ]);
+  });
+});
+
 describe('KafkaConsumer inbox choice', () => {
   const problemsOf = (make: () => unknown): readonly string[] => {
     try {
