@@ -28,8 +28,7 @@ export interface OperatorPolicyProps {
   readonly consumer: KafkaConsumer;
   /**
    * The DynamoDB inbox whose rows operators read and move.
-   * @default - the consumer's own; none for a Postgres inbox, whose rows this policy does not cover
-   *   (the database's own users and grants decide who reads them)
+   * @default - the consumer's own; none for a Postgres inbox (its login is allowed instead)
    */
   readonly inboxTable?: InboxTable;
   /**
@@ -47,8 +46,9 @@ export interface OperatorPolicyProps {
 /**
  * A managed policy for the operators' role: what `msk-inbox` needs for one consumer, nothing else. Rows
  * and the quarantine index are limited to the consumer's own (`dynamodb:LeadingKeys`), so operators of
- * one consumer of a shared inbox table can neither read nor change another's. With a Postgres inbox it covers the function,
- * the failed batches and the stack's outputs only: who may read the inbox rows is the database's grants. `quarantine replay --handler` runs the consumer's code with the
+ * one consumer of a shared inbox table can neither read nor change another's. With a Postgres inbox it allows the consumer's own
+ * login (rds-db:connect as its user, or read on its secret), as `msk-inbox --stack` connects as the
+ * consumer does: what that user may do in the database is the database's grants. `quarantine replay --handler` runs the consumer's code with the
  * operator's credentials, and so needs the consumer's own permissions besides (docs/operate.md#permissions).
  */
 export class OperatorPolicy extends Construct {
@@ -60,6 +60,8 @@ export class OperatorPolicy extends Construct {
     const inboxTable = props.inboxTable ?? consumer.inboxTable;
     const statements: iam.PolicyStatement[] = [];
     if (inboxTable !== undefined) statements.push(...inboxStatements(consumer, inboxTable));
+    // A Postgres inbox: the tool logs in as the consumer does (docs/operate.md#postgres).
+    if (consumer.postgres !== undefined) statements.push(...consumer.postgres.loginStatements());
     statements.push(
       new iam.PolicyStatement({
         sid: 'Invoke',

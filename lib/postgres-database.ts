@@ -17,6 +17,7 @@ import { Construct } from 'constructs';
 import type { SettingDefinition } from '../lambdas/core/settings.js';
 import { DELETE_EXPIRED_ROWS_EVENT } from '../lambdas/core/store-choice.js';
 import { POSTGRES_SETTINGS, type PostgresSettingName } from '../lambdas/postgres/postgres-settings.js';
+import { grantConnect, StatementCollector } from './postgres-login.js';
 
 /**
  * The database the function connects to: an RDS Proxy in front of it (pooled connections, the better
@@ -125,9 +126,27 @@ export const FUNCTION_VPC_ACTIONS = [
 
 const PROXY_PORT = 5432;
 
+/**
+ * The settings the construct sets from its props (`url` is for running it here, never deployed); the
+ * others (a pool's idle timeout, say) stay the team's to tune through `environment`.
+ */
+const SET_BY_CONSTRUCT = [
+  'host',
+  'port',
+  'database',
+  'user',
+  'auth',
+  'secretArn',
+  'url',
+  'tls',
+  'schema',
+  'poolMax',
+  'statementTimeoutMs',
+] as const satisfies readonly PostgresSettingName[];
+
 /** Every variable the construct owns for a Postgres consumer: `environment` may not set them. */
 export const POSTGRES_VARIABLES: readonly string[] = [
-  ...Object.values(POSTGRES_SETTINGS).map((definition) => definition.env),
+  ...SET_BY_CONSTRUCT.map((name) => POSTGRES_SETTINGS[name].env),
   'NODE_EXTRA_CA_CERTS',
 ];
 
@@ -282,6 +301,18 @@ export class PostgresInboxConnection extends Construct {
   }
 
   /**
+   * The consumer's login as policy statements for another principal (operators connect as the consumer
+   * does, docs/operate.md#postgres): rds-db:connect as its user, made by the same grantConnect, or read
+   * on its secret.
+   */
+  public loginStatements(): iam.PolicyStatement[] {
+    const collector = new StatementCollector();
+    if ('iam' in this.auth) grantConnect(this.database, collector, this.auth.iam.user);
+    else this.auth.secret.grantRead(collector);
+    return collector.statements;
+  }
+
+  /**
    * The function's credential, its network interfaces, the database's ingress, and the schedule: called
    * once by KafkaConsumer, after it made the function.
    */
@@ -363,23 +394,4 @@ function portText(port: number): string {
 
 function connectionsOf(proxy: rds.IDatabaseProxy): ec2.Connections | undefined {
   return isConnectable(proxy) ? proxy.connections : undefined;
-}
-
-/**
- * rds-db:connect as `user`, through CDK's own grantConnect: the proxy's resource id (prx-...), the
- * cluster's resource identifier (cluster-...) or the instance's (db-...) in
- * `arn:aws:rds-db:<region>:<account>:dbuser:<resource id>/<user>` (docs/aws-facts.md#rds-and-rds-proxy).
- */
-function grantConnect(database: PostgresDatabase, role: iam.IGrantable, user: string): void {
-  switch (database.kind) {
-    case 'proxy':
-      database.proxy.grantConnect(role, user);
-      return;
-    case 'cluster':
-      database.cluster.grantConnect(role, user);
-      return;
-    case 'instance':
-      database.instance.grantConnect(role, user);
-      return;
-  }
 }

@@ -8,7 +8,6 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { POSTGRES_STACK_OUTPUT_KEYS, type PostgresStackOutputs } from '../lambdas/postgres/stack-outputs.js';
 import { credentialAdvice } from './aws-errors.js';
 import { UserError } from './cli/user-error.js';
-
 import { STACK_OUTPUT_KEYS } from './stack-output-keys.js';
 
 export { STACK_OUTPUT_KEYS } from './stack-output-keys.js';

@@ -6,6 +6,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DELETE_EXPIRED_ROWS_EVENT } from '../../lambdas/core/store-choice.js';
 import { POSTGRES_SETTINGS } from '../../lambdas/postgres/postgres-settings.js';
+import { POSTGRES_STACK_OUTPUT_KEYS } from '../../lambdas/postgres/stack-outputs.js';
 import { ConsumerMonitoring } from '../../lib/consumer-monitoring.js';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { InvalidPropsError } from '../../lib/invalid-props-error.js';
@@ -299,16 +300,16 @@ describe('KafkaConsumer with a Postgres inbox: options', () => {
     expect(unacknowledgedFindings(none.app)).toEqual([]);
   });
 
-  it('sets tls, schema, pool and statement timeout; no CA bundle without verify-full', () => {
+  it('sets tls, schema, pool and statement timeout; no CA bundle without verify-full; other settings through environment', () => {
     const vars = variables(
-      build('proxy', {
-        tls: 'require',
-        schema: 'payments_inbox',
-        poolMax: 4,
-        statementTimeout: Duration.seconds(5),
-      }).template,
+      build(
+        'proxy',
+        { tls: 'require', schema: 'payments_inbox', poolMax: 4, statementTimeout: Duration.seconds(5) },
+        { environment: { [env.idleTimeoutMs.env]: '30000' } },
+      ).template,
     );
     expect(vars).toMatchObject({
+      [env.idleTimeoutMs.env]: '30000',
       [env.tls.env]: 'require',
       [env.schema.env]: 'payments_inbox',
       [env.poolMax.env]: '4',
@@ -446,33 +447,55 @@ describe('monitoring, outputs and the operator policy of a Postgres consumer', (
     }
   });
 
-  it('declares the outputs msk-inbox --stack reads for Postgres, and no table', () => {
+  it('declares the outputs msk-inbox --stack reads for Postgres (POSTGRES_STACK_OUTPUT_KEYS), and no table', () => {
     const outputs = withExtras('cluster', withSecret).template.toJSON().Outputs as Record<
       string,
       { Value: unknown }
     >;
+    const keys = POSTGRES_STACK_OUTPUT_KEYS;
     expect(Object.keys(outputs).sort()).toEqual(
       [
         'ConsumerName',
         'FailedBatchesBucket',
         'FunctionName',
-        'PostgresAuth',
-        'PostgresDatabase',
-        'PostgresHost',
-        'PostgresPort',
-        'PostgresSchema',
-        'PostgresSecretArn',
+        keys.auth,
+        keys.database,
+        keys.host,
+        keys.port,
+        keys.schema,
+        keys.secretArn,
+        keys.tls,
       ].sort(),
     );
-    expect(outputs.PostgresSecretArn?.Value).toBe(SECRET_ARN);
-    expect(outputs.PostgresAuth?.Value).toBe('secret');
+    expect(outputs[keys.secretArn]?.Value).toBe(SECRET_ARN);
+    expect(outputs[keys.auth]?.Value).toBe('secret');
+    expect(outputs[keys.tls]?.Value).toBe('verify-full');
+    expect(outputs[keys.host]?.Value).toBe('payments.cluster-abcdefghijkl.us-east-1.rds.amazonaws.com');
   });
 
-  it('gives operators no DynamoDB action, and the rest of the stack stays cdk-nag clean', () => {
+  const operatorPairs = (template: Template): string[] =>
+    allowedPairs(
+      (Object.values(template.findResources('AWS::IAM::ManagedPolicy')) as Resource[]).flatMap(
+        (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+      ),
+    );
+
+  it('lets operators log in as the consumer does (rds-db:connect as its user), with no DynamoDB action; cdk-nag clean', () => {
     const built = withExtras('proxy');
-    const managed = Object.values(built.template.findResources('AWS::IAM::ManagedPolicy')) as Resource[];
-    expect(JSON.stringify(managed)).not.toContain('dynamodb:');
-    expect(JSON.stringify(managed)).toContain('lambda:InvokeFunction');
+    const pairs = operatorPairs(built.template);
+    expect(pairs.filter((pair) => pair.includes('dynamodb:'))).toEqual([]);
+    expect(pairs.filter((pair) => pair.includes('rds-db:'))).toEqual([
+      'Allow rds-db:connect on "arn:aws:rds-db:us-east-1:123456789012:dbuser:prx-0123456789abcdef0/payments_consumer"',
+    ]);
+    expect(pairs.some((pair) => pair.startsWith('Allow lambda:InvokeFunction'))).toBe(true);
     expect(unacknowledgedFindings(built.app)).toEqual([]);
+  });
+
+  it("lets operators read the consumer's secret, and only it, with secret auth", () => {
+    const pairs = operatorPairs(withExtras('cluster', withSecret).template);
+    expect(pairs.filter((pair) => pair.includes('secretsmanager:') || pair.includes('rds-db:'))).toEqual([
+      `Allow secretsmanager:DescribeSecret on "${SECRET_ARN}"`,
+      `Allow secretsmanager:GetSecretValue on "${SECRET_ARN}"`,
+    ]);
   });
 });
