@@ -24,6 +24,7 @@ import {
   tableWidgets,
   titleWidget,
 } from './monitoring/consumer-widgets.js';
+import { databaseWidgets } from './monitoring/database-widgets.js';
 import { quarantinedRunbook, recordsDroppedRunbook } from './monitoring/operator-commands.js';
 
 export {
@@ -37,8 +38,13 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export interface ConsumerMonitoringProps {
   /** The consumer to watch: its function, event source mapping and EMF metrics. */
   readonly consumer: KafkaConsumer;
-  /** The tables it writes, by label (the inbox and the effect's tables): throttles, system errors, capacity. */
-  readonly tables: Readonly<Record<string, dynamodb.ITable>>;
+  /**
+   * The DynamoDB tables it writes, by label (the inbox and the effect's tables): throttles, system errors,
+   * capacity. Required with a DynamoDB inbox; with a Postgres one the database's widgets come from the
+   * consumer itself.
+   * @default - none (a Postgres inbox only)
+   */
+  readonly tables?: Readonly<Record<string, dynamodb.ITable>>;
   /**
    * @default - CloudFormation generates a name
    */
@@ -93,7 +99,8 @@ export interface ConsumerAlarms {
 
 /**
  * One CloudWatch dashboard for one consumer (the handler's EMF outcomes and timings, offset lag, the event
- * source mapping's counts and errors, Lambda and DynamoDB health) and the alarms that matter, sent to SNS.
+ * source mapping's counts and errors, Lambda health, and DynamoDB's or the Postgres database's) and the
+ * alarms that matter, sent to SNS.
  */
 export class ConsumerMonitoring extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
@@ -107,6 +114,7 @@ export class ConsumerMonitoring extends Construct {
     const functionErrorsThreshold = props.functionErrorsThreshold ?? 1;
     const throttleThreshold = props.dynamoDbThrottleThreshold ?? 1;
     const durationRatio = props.durationAlarmRatio ?? 0.8;
+    const tablesByLabel = props.tables ?? {};
     const positive = (name: string, value: number): string[] =>
       Number.isFinite(value) && value > 0 ? [] : [`${name} is ${value}: set a number above 0`];
     throwIfProblems(`ConsumerMonitoring ${this.node.path} props are invalid`, [
@@ -122,10 +130,10 @@ export class ConsumerMonitoring extends Construct {
       EMAIL.test(props.alarmEmail)
         ? []
         : [`alarmEmail "${props.alarmEmail}" is not an email address`]),
-      ...(Object.keys(props.tables).length > 0
+      ...(Object.keys(tablesByLabel).length > 0 || props.consumer.inboxTable === undefined
         ? []
         : ['tables is empty: pass the inbox table and the tables the effect writes']),
-      ...Object.keys(props.tables)
+      ...Object.keys(tablesByLabel)
         .filter((label) => !/^[A-Za-z0-9]+$/.test(label))
         .map((label) => `tables has the label "${label}": use letters and digits only`),
     ]);
@@ -205,7 +213,7 @@ export class ConsumerMonitoring extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
-    const tables = Object.entries(props.tables);
+    const tables = Object.entries(tablesByLabel);
     const dynamoDbThrottles = tables.map(([label, table]): [string, cloudwatch.Alarm] => [
       label,
       notify(
@@ -276,6 +284,9 @@ export class ConsumerMonitoring extends Construct {
       lambdaConcurrencyWidget(metrics),
     );
     this.dashboard.addWidgets(...tables.flatMap(([label, table]) => tableWidgets(metrics, label, table)));
+    if (consumer.postgres !== undefined) {
+      this.dashboard.addWidgets(...databaseWidgets(consumer.postgres.database));
+    }
   }
 
   private createTopic(): sns.Topic {

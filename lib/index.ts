@@ -3,6 +3,8 @@
  *   const inbox = new InboxTable(stack, 'Inbox');
  *   const consumer = new KafkaConsumer(stack, 'Payments', { consumerName, source, topic, consumerGroupId, inboxTable: inbox, entry });
  *   new ConsumerMonitoring(stack, 'Monitoring', { consumer, tables: { inbox: inbox.table } });
+ * With the inbox in the team's Postgres database instead: `postgres: { database, vpc, databaseName, auth }`
+ * in place of `inboxTable` (docs/deploy.md#with-postgres).
  */
 export {
   type ConsumerAlarms,
@@ -23,10 +25,16 @@ export {
   type KafkaRecordFilter,
   type KafkaSource,
   type MskSource,
+  type PostgresAuth,
+  type PostgresDatabase,
+  PostgresInboxConnection,
+  type PostgresInboxProps,
+  type PostgresTls,
   type ProvisionedPollers,
   type RegistryCommon,
   type SchemaRegistry,
   type SchemaValidationAttribute,
   type SelfManagedKafkaSource,
 } from './kafka-consumer.js';
+export { addOperatorOutputs } from './operator-outputs.js';
 export { OPERATOR_ACTIONS, OperatorPolicy, type OperatorPolicyProps } from './operator-policy.js';

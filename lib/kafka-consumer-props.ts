@@ -15,6 +15,7 @@ import {
 import type { InboxTable } from './inbox-table.js';
 import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
 import { type KafkaSource, validateSource } from './kafka-source.js';
+import { POSTGRES_VARIABLES, type PostgresInboxProps, postgresProblems } from './postgres-database.js';
 
 export type HandlerLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -36,8 +37,20 @@ export interface KafkaConsumerProps extends EventSourceOptions {
    * It cannot be changed after the mapping is created.
    */
   readonly consumerGroupId: string;
-  /** The inbox: the function gets PutItem, UpdateItem, DeleteItem and GetItem on it, nothing else. */
-  readonly inboxTable: InboxTable;
+  /**
+   * A DynamoDB inbox: the function gets PutItem, UpdateItem, DeleteItem and GetItem on it, nothing else.
+   * Give this or `postgres`, not both.
+   * @default - none: then `postgres` is required
+   */
+  readonly inboxTable?: InboxTable;
+  /**
+   * An inbox in your existing Postgres database, for a handler created with `store: postgresInbox()`:
+   * the function is placed in its VPC, let in on its port, granted one way to log in, given the
+   * `POSTGRES_*` variables, and sent DELETE_EXPIRED_ROWS_EVENT on a schedule; no DynamoDB access.
+   * Give this or `inboxTable`, not both (docs/deploy.md#with-postgres).
+   * @default - none: then `inboxTable` is required
+   */
+  readonly postgres?: PostgresInboxProps;
   /**
    * Your handler's source file (`export const handler = createInboxConsumer(...)`). The role gets the
    * inbox, the mapping and the failure bucket; grant what your effect writes yourself, action by action,
@@ -220,6 +233,14 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
       `consumerGroupId "${props.consumerGroupId}" must be 1-200 characters of a-z A-Z 0-9 - / * : _ + = . @`,
     );
   }
+  if ((props.inboxTable === undefined) === (props.postgres === undefined)) {
+    fail(
+      props.inboxTable === undefined
+        ? 'no inbox: give inboxTable (a DynamoDB InboxTable) or postgres (your Postgres database, with store: postgresInbox() in the handler)'
+        : 'both inboxTable and postgres are given: keep the one your handler uses (store: postgresInbox() is postgres)',
+    );
+  }
+  if (props.postgres !== undefined) problems.push(...postgresProblems(props.postgres));
   problems.push(...validateSource(props.source));
   problems.push(...eventSourceOptionProblems(props, props.topic));
 
@@ -307,9 +328,11 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   ) {
     fail('startingPosition is AT_TIMESTAMP: also set startingPositionTimestamp (Unix seconds)');
   }
-  const overridden = Object.keys(props.environment ?? {}).filter((key) =>
-    (RESERVED_ENV as readonly string[]).includes(key),
-  );
+  const reserved: readonly string[] = [
+    ...RESERVED_ENV,
+    ...(props.postgres === undefined ? [] : POSTGRES_VARIABLES),
+  ];
+  const overridden = Object.keys(props.environment ?? {}).filter((key) => reserved.includes(key));
   if (overridden.length > 0) {
     fail(`environment sets ${overridden.join(', ')}: these come from the construct's props; remove them`);
   }

@@ -19,6 +19,7 @@ import {
   validate,
 } from './kafka-consumer-props.js';
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
+import { PostgresInboxConnection } from './postgres-database.js';
 import { glueSchemasArn } from './schema-registry.js';
 import { handlerSettingsOf, settingsProblems } from './settings-prop.js';
 
@@ -32,6 +33,13 @@ export {
   type MskSource,
   type SelfManagedKafkaSource,
 } from './kafka-source.js';
+export {
+  type PostgresAuth,
+  type PostgresDatabase,
+  PostgresInboxConnection,
+  type PostgresInboxProps,
+  type PostgresTls,
+} from './postgres-database.js';
 export type {
   ConfluentSchemaRegistry,
   EventRecordFormat,
@@ -56,8 +64,10 @@ const APPLICATION_LOG_LEVEL: Record<HandlerLogLevel, lambda.ApplicationLogLevel>
  */
 export class KafkaConsumer extends Construct {
   public readonly consumerName: string;
-  /** The inbox the consumer dedups with. */
-  public readonly inboxTable: InboxTable;
+  /** The DynamoDB inbox the consumer dedups with; undefined when the inbox is in Postgres. */
+  public readonly inboxTable: InboxTable | undefined;
+  /** The way into the Postgres database holding the inbox; undefined with a DynamoDB inbox. */
+  public readonly postgres: PostgresInboxConnection | undefined;
   /** The topic it consumes. */
   public readonly topic: string;
   public readonly function: nodejs.NodejsFunction;
@@ -85,6 +95,11 @@ export class KafkaConsumer extends Construct {
     ]);
     this.consumerName = props.consumerName;
     this.inboxTable = props.inboxTable;
+    const postgres =
+      props.postgres === undefined
+        ? undefined
+        : new PostgresInboxConnection(this, 'Postgres', props.postgres);
+    this.postgres = postgres;
     this.topic = props.topic;
     this.timeout = settings.timeout;
     const logLevel = props.logLevel ?? 'INFO';
@@ -113,10 +128,14 @@ export class KafkaConsumer extends Construct {
       applicationLogLevelV2: APPLICATION_LOG_LEVEL[logLevel],
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       tracing: props.tracing ?? lambda.Tracing.DISABLED,
+      ...(postgres === undefined
+        ? {}
+        : { vpc: postgres.vpc, vpcSubnets: postgres.vpcSubnets, securityGroups: [postgres.securityGroup] }),
       description: `Applies each ${props.topic} record once (inbox ${props.consumerName})`,
       environment: {
         ...props.environment,
         ...settingsEnvironment(handlerSettingsOf(props, settings)),
+        ...postgres?.environment(),
         POWERTOOLS_SERVICE_NAME: props.consumerName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: logLevel,
@@ -141,7 +160,8 @@ export class KafkaConsumer extends Construct {
       },
     });
 
-    props.inboxTable.grantConsumerAccess(this.role);
+    props.inboxTable?.grantConsumerAccess(this.role);
+    postgres?.bind(this.function, this.role);
 
     this.failureDestination = props.onFailure ?? { kind: 's3' };
     // The bucket exists only for the S3 destination (the default): with another one it would stay empty.
@@ -241,10 +261,23 @@ export class KafkaConsumer extends Construct {
   private acknowledgeNagFindings(props: KafkaConsumerProps): void {
     const needsNetwork = props.source.kind === 'msk' || props.source.vpc !== undefined;
     const policy = this.role.node.tryFindChild('DefaultPolicy');
-    if (needsNetwork && policy) {
-      const reason =
-        "Lambda's Kafka pollers create and describe ENIs in the brokers' VPC; the EC2 Describe* actions support no resource-level permissions (https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html).";
-      Validations.of(policy).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason });
+    const networkReasons = [
+      ...(needsNetwork
+        ? [
+            "Lambda's Kafka pollers create and describe ENIs in the brokers' VPC; the EC2 Describe* actions support no resource-level permissions (https://docs.aws.amazon.com/lambda/latest/dg/with-msk-permissions.html).",
+          ]
+        : []),
+      ...(this.postgres === undefined
+        ? []
+        : [
+            "The function runs in its database's VPC: Lambda creates, describes and deletes its ENIs with the function's role, DescribeNetworkInterfaces only on all resources (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html#configuration-vpc-permissions).",
+          ]),
+    ];
+    if (networkReasons.length > 0 && policy) {
+      Validations.of(policy).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: networkReasons.join(' '),
+      });
     }
     const bucket = this.failureBucket;
     if (policy && bucket !== undefined) {
@@ -282,7 +315,9 @@ export class KafkaConsumer extends Construct {
         'nodejs22.x is pinned with the bundle target (lib/bundling.ts: node22); moving runtimes is a deliberate upgrade.',
     });
     const notAsync =
-      'Invoked synchronously by the Kafka event source mapping only, never asynchronously: failed batches go to the mapping on-failure S3 destination.';
+      this.postgres?.expiredRowsRule === undefined
+        ? 'Invoked synchronously by the Kafka event source mapping only, never asynchronously: failed batches go to the mapping on-failure S3 destination.'
+        : "Kafka batches come synchronously from the event source mapping (failed ones to its on-failure destination); the only asynchronous invocation is the expired-rows schedule's, which carries no data: a failed run leaves the rows to the next.";
     Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: notAsync });
     if ((props.tracing ?? lambda.Tracing.DISABLED) !== lambda.Tracing.ACTIVE) {
       Validations.of(fn).acknowledge({

@@ -26,7 +26,11 @@ export const OPERATOR_ACTIONS = {
 
 export interface OperatorPolicyProps {
   readonly consumer: KafkaConsumer;
-  readonly inboxTable: InboxTable;
+  /**
+   * The DynamoDB inbox whose rows operators read and move.
+   * @default - the consumer's own; none for a Postgres inbox (its login is allowed instead)
+   */
+  readonly inboxTable?: InboxTable;
   /**
    * The bucket holding the mapping's failed batches.
    * @default - the consumer's own failure bucket, where it has one
@@ -42,7 +46,9 @@ export interface OperatorPolicyProps {
 /**
  * A managed policy for the operators' role: what `msk-inbox` needs for one consumer, nothing else. Rows
  * and the quarantine index are limited to the consumer's own (`dynamodb:LeadingKeys`), so operators of
- * one consumer of a shared inbox table can neither read nor change another's. `quarantine replay --handler` runs the consumer's code with the
+ * one consumer of a shared inbox table can neither read nor change another's. With a Postgres inbox it allows the consumer's own
+ * login (rds-db:connect as its user, or read on its secret), as `msk-inbox --stack` connects as the
+ * consumer does: what that user may do in the database is the database's grants. `quarantine replay --handler` runs the consumer's code with the
  * operator's credentials, and so needs the consumer's own permissions besides (docs/operate.md#permissions).
  */
 export class OperatorPolicy extends Construct {
@@ -50,35 +56,19 @@ export class OperatorPolicy extends Construct {
 
   public constructor(scope: Construct, id: string, props: OperatorPolicyProps) {
     super(scope, id);
-    const { consumer, inboxTable } = props;
-    const table = inboxTable.table;
-    const statements = [
-      // The index projects whole rows (raw records): a Query is limited to this consumer's partition of it,
-      // the index's partition key being the consumer's name (docs/aws-facts.md#iam-leading-keys).
-      new iam.PolicyStatement({
-        sid: 'ListQuarantine',
-        actions: [...OPERATOR_ACTIONS.listQuarantine],
-        resources: [`${table.tableArn}/index/${QUARANTINE_INDEX.name}`],
-        conditions: {
-          'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [consumer.consumerName] },
-        },
-      }),
-      new iam.PolicyStatement({
-        sid: 'ConsumerRows',
-        actions: [...OPERATOR_ACTIONS.consumerRows],
-        resources: [table.tableArn],
-        conditions: {
-          'ForAllValues:StringLike': {
-            'dynamodb:LeadingKeys': consumerRowKeyPatterns(consumer.consumerName),
-          },
-        },
-      }),
+    const { consumer } = props;
+    const inboxTable = props.inboxTable ?? consumer.inboxTable;
+    const statements: iam.PolicyStatement[] = [];
+    if (inboxTable !== undefined) statements.push(...inboxStatements(consumer, inboxTable));
+    // A Postgres inbox: the tool logs in as the consumer does (docs/operate.md#postgres).
+    if (consumer.postgres !== undefined) statements.push(...consumer.postgres.loginStatements());
+    statements.push(
       new iam.PolicyStatement({
         sid: 'Invoke',
         actions: [...OPERATOR_ACTIONS.invoke],
         resources: [consumer.function.functionArn],
       }),
-    ];
+    );
     const bucket: s3.IBucket | undefined = props.failureBucket ?? consumer.failureBucket;
     if (bucket !== undefined) {
       statements.push(
@@ -115,6 +105,35 @@ export class OperatorPolicy extends Construct {
       });
     }
   }
+}
+
+/**
+ * Operators' access to one consumer's rows of a DynamoDB inbox. The index projects whole rows (raw
+ * records): a Query is limited to this consumer's partition of it, the index's partition key being the
+ * consumer's name (docs/aws-facts.md#iam-leading-keys).
+ */
+function inboxStatements(consumer: KafkaConsumer, inboxTable: InboxTable): iam.PolicyStatement[] {
+  const table = inboxTable.table;
+  return [
+    new iam.PolicyStatement({
+      sid: 'ListQuarantine',
+      actions: [...OPERATOR_ACTIONS.listQuarantine],
+      resources: [`${table.tableArn}/index/${QUARANTINE_INDEX.name}`],
+      conditions: {
+        'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [consumer.consumerName] },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'ConsumerRows',
+      actions: [...OPERATOR_ACTIONS.consumerRows],
+      resources: [table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': {
+          'dynamodb:LeadingKeys': consumerRowKeyPatterns(consumer.consumerName),
+        },
+      },
+    }),
+  ];
 }
 
 /** The partition keys of one consumer's rows: its dedup rows and its `<consumer>!...` rows (quarantine, replays). */

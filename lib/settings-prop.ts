@@ -10,6 +10,7 @@ import {
   type HandlerSettings,
   type SettingDefinition,
   type SettingName,
+  type StoreKind,
 } from '../lambdas/core/settings.js';
 import type { KafkaConsumerProps, ResolvedSettings } from './kafka-consumer-props.js';
 
@@ -25,7 +26,7 @@ export type SettingCarryingProp = KafkaConsumerProp<
 /** The settings the handler gets from this construct: its typed props, then `settings`. */
 export function handlerSettingsOf(props: KafkaConsumerProps, s: ResolvedSettings): Partial<HandlerSettings> {
   return {
-    inboxTableName: props.inboxTable.tableName,
+    ...(props.inboxTable === undefined ? {} : { inboxTableName: props.inboxTable.tableName }),
     consumerName: props.consumerName,
     dedupTtlSeconds: s.dedupTtl.toSeconds({ integral: false }),
     deadlineMarginMs: s.deadlineMargin.toMilliseconds(),
@@ -71,7 +72,9 @@ export function settingsProblems(props: KafkaConsumerProps, s: ResolvedSettings)
   ][]) {
     given[name] = Token.isUnresolved(value) ? standIn(name) : value;
   }
-  return [...refused, ...checkSettings(given, propNaming).problems];
+  // Without a DynamoDB inbox no table name is required; a missing inbox is validate()'s one line.
+  const store: StoreKind = props.inboxTable === undefined ? 'other' : 'dynamodb';
+  return [...refused, ...checkSettings(given, propNaming, store).problems];
 }
 
 /**

@@ -1,21 +1,16 @@
 /**
  * `--stack NAME`: what an operator would otherwise copy from the deployed stack, read from its outputs
  * (CloudFormation DescribeStacks, https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_DescribeStacks.html).
- * The output keys are the ones sample/app/msk-inbox-stack.ts declares; a team's own stack declares the same
- * keys to get the same help (docs/operate.md#where-it-looks).
+ * The output keys (stack-output-keys.ts) are the ones addOperatorOutputs (lib/operator-outputs.ts) declares,
+ * in the sample stack as in a team's own (docs/operate.md#where-it-looks).
  */
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { POSTGRES_STACK_OUTPUT_KEYS, type PostgresStackOutputs } from '../lambdas/postgres/stack-outputs.js';
 import { credentialAdvice } from './aws-errors.js';
 import { UserError } from './cli/user-error.js';
+import { STACK_OUTPUT_KEYS } from './stack-output-keys.js';
 
-/** The stack's output keys the operator's commands read, and what each fills in. */
-export const STACK_OUTPUT_KEYS = {
-  functionName: 'FunctionName',
-  inboxTableName: 'InboxTableName',
-  consumerName: 'ConsumerName',
-  failedBatchesBucket: 'FailedBatchesBucket',
-} as const;
+export { STACK_OUTPUT_KEYS } from './stack-output-keys.js';
 
 export type StackOutputs = {
   readonly stackName: string;

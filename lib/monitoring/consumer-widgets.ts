@@ -33,7 +33,7 @@ function timeoutLine(timeoutMs: number): cloudwatch.HorizontalAnnotation {
 
 export function titleWidget(consumerName: string): cloudwatch.IWidget {
   return new cloudwatch.TextWidget({
-    markdown: `# Kafka consumer \`${consumerName}\`\nOutcomes come from the handler (namespace ${METRICS_NAMESPACE}); lag and event counts from the event source mapping; health from Lambda and DynamoDB. See docs/deploy.md for what each alarm means.`,
+    markdown: `# Kafka consumer \`${consumerName}\`\nOutcomes come from the handler (namespace ${METRICS_NAMESPACE}); lag and event counts from the event source mapping; health from Lambda and the inbox's store (DynamoDB or Postgres). See docs/deploy.md for what each alarm means.`,
     width: 24,
     height: 2,
   });

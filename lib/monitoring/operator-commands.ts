@@ -6,9 +6,17 @@
 import { Stack } from 'aws-cdk-lib';
 import type { KafkaConsumer } from '../kafka-consumer.js';
 
-/** The flags that point the tool at this consumer: its name, inbox table and region. */
+/**
+ * The flags that point the tool at this consumer: its name, inbox table and region. A Postgres inbox is
+ * found through the stack's outputs instead (addOperatorOutputs, lib/operator-outputs.ts).
+ */
 function targetFlags(consumer: KafkaConsumer): string {
-  return `--consumer ${consumer.consumerName} --table ${consumer.inboxTable.tableName} --region ${Stack.of(consumer).region}`;
+  const stack = Stack.of(consumer);
+  const inbox =
+    consumer.inboxTable === undefined
+      ? `--stack ${stack.stackName}`
+      : `--table ${consumer.inboxTable.tableName}`;
+  return `--consumer ${consumer.consumerName} ${inbox} --region ${stack.region}`;
 }
 
 export function quarantinedRunbook(consumer: KafkaConsumer): string {

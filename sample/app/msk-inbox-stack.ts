@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { ConsumerMonitoring } from '../../lib/consumer-monitoring.js';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { KafkaConsumer, type KafkaSource } from '../../lib/kafka-consumer.js';
+import { addOperatorOutputs } from '../../lib/operator-outputs.js';
 import { OperatorPolicy } from '../../lib/operator-policy.js';
 import { ORDER_CONSUMER_ENTRY } from './order-consumer-entry.js';
 
@@ -75,13 +76,9 @@ export class MskInboxStack extends Stack {
       inboxTable: this.inbox,
     });
 
-    new CfnOutput(this, 'InboxTableName', { value: this.inbox.tableName });
+    // The outputs msk-inbox --stack reads (InboxTableName, FunctionName, ConsumerName, FailedBatchesBucket).
+    addOperatorOutputs(this.consumer);
     new CfnOutput(this, 'OrdersTableName', { value: this.ordersTable.tableName });
-    new CfnOutput(this, 'FunctionName', { value: this.consumer.function.functionName });
-    new CfnOutput(this, 'ConsumerName', { value: this.consumer.consumerName });
-    if (this.consumer.failureBucket !== undefined) {
-      new CfnOutput(this, 'FailedBatchesBucket', { value: this.consumer.failureBucket.bucketName });
-    }
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'OperatorPolicyArn', { value: this.operatorPolicy.policy.managedPolicyArn });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });

@@ -69,10 +69,10 @@ describe('MskInboxStack (sample order consumer)', () => {
     });
     expect(Object.keys(template.toJSON().Outputs)).toEqual([
       'InboxTableName',
-      'OrdersTableName',
       'FunctionName',
       'ConsumerName',
       'FailedBatchesBucket',
+      'OrdersTableName',
       'AlarmTopicArn',
       'OperatorPolicyArn',
       'DashboardName',
