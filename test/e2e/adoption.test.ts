@@ -98,24 +98,27 @@ function localEnv(consumerName: string): Record<string, string> {
 const context = () => lambdaContext(new ManualClock(), 60_000);
 
 type Template = { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
-let synthesis: Promise<{ template: Template }> | undefined;
+const syntheses = new Map<string, Promise<{ template: Template }>>();
 
-/** Runs the new project's app once, as `cdk synth` does, for the tests that read its output. */
-function synthesized(): Promise<{ template: Template }> {
-  synthesis ??= (async () => {
-    await run(process.execPath, ['--import', 'tsx', 'app.ts'], {
+/** Runs one of the new project's apps once, as `cdk synth` does, for the tests that read its output. */
+function synthesized(app = 'app.ts', stack = 'Payments'): Promise<{ template: Template }> {
+  const known = syntheses.get(app);
+  if (known) return known;
+  const synthesis = (async () => {
+    await run(process.execPath, ['--import', 'tsx', app], {
       cwd: project,
       // cdk.json's context (a new app's feature flags), as `cdk synth` passes it to a team's app.
       env: {
         ...process.env,
-        CDK_OUTDIR: join(project, 'cdk.out'),
+        CDK_OUTDIR: join(project, `cdk.out.${stack}`),
         CDK_DISABLE_VERSION_CHECK: '1',
         CDK_CONTEXT_JSON: JSON.stringify(CDK_JSON_CONTEXT),
       },
     });
-    const file = join(project, 'cdk.out', 'Payments.template.json');
+    const file = join(project, `cdk.out.${stack}`, `${stack}.template.json`);
     return { template: JSON.parse(readFileSync(file, 'utf8')) as Template };
   })();
+  syntheses.set(app, synthesis);
   return synthesis;
 }
 
@@ -140,7 +143,7 @@ beforeAll(async () => {
   );
   // NodejsFunction takes the project's root from its lock file.
   writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'payments', lockfileVersion: 3 }));
-  for (const file of ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts']) {
+  for (const file of ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts', 'ledger-app.ts']) {
     copyFileSync(join(FIXTURES, `${file}.txt`), join(project, file));
   }
 }, 120_000);
@@ -156,6 +159,7 @@ describe('a team adopting the packed package in a project of its own', () => {
     expect(lines('receipts.ts')).toBeLessThanOrEqual(15);
     expect(lines('ledger.ts')).toBeLessThanOrEqual(15);
     expect(lines('app.ts')).toBeLessThanOrEqual(20);
+    expect(lines('ledger-app.ts')).toBeLessThanOrEqual(20);
   });
 
   it('applies a payment once, a redelivery as a duplicate, and quarantines an invalid value', async () => {
@@ -237,7 +241,7 @@ describe('a team adopting the packed package in a project of its own', () => {
           skipLibCheck: true,
           types: ['node'],
         },
-        files: ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts'],
+        files: ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts', 'ledger-app.ts'],
       }),
     );
     const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -330,6 +334,35 @@ describe('a team adopting the packed package in a project of its own', () => {
     expect(ofType('AWS::IAM::ManagedPolicy')).toHaveLength(1);
   }, 120_000);
 
+  it("synthesizes the Postgres consumer's app: in the VPC, rds-db:connect for its user, the POSTGRES_* settings, the expired-rows schedule, no DynamoDB", async () => {
+    const { template } = await synthesized('ledger-app.ts', 'Ledger');
+    const resources = Object.values(template.Resources);
+    const consumer = resources.find(
+      (resource) =>
+        resource.Type === 'AWS::Lambda::Function' &&
+        (JSON.stringify(resource.Properties.Environment) ?? '').includes('"CONSUMER_NAME":"ledger"'),
+    );
+    if (!consumer) throw new Error('the template has no function with CONSUMER_NAME ledger');
+    expect(consumer.Properties.VpcConfig).toEqual(expect.objectContaining({ SubnetIds: expect.any(Array) }));
+    const variables = (consumer.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).toEqual(
+      expect.objectContaining({
+        POSTGRES_HOST: 'ledger.proxy-abc.us-east-1.rds.amazonaws.com',
+        POSTGRES_DATABASE: 'ledger',
+        POSTGRES_USER: 'ledger_consumer',
+        POSTGRES_AUTH: 'iam',
+      }),
+    );
+    expect(variables).not.toHaveProperty('INBOX_TABLE_NAME');
+    const policies = JSON.stringify(resources.filter((resource) => resource.Type === 'AWS::IAM::Policy'));
+    expect(policies).toContain('rds-db:connect');
+    expect(policies).toContain('dbuser:prx-0123456789abcdef0/ledger_consumer');
+    expect(policies).not.toContain('dynamodb:');
+    const rules = resources.filter((resource) => resource.Type === 'AWS::Events::Rule');
+    expect(JSON.stringify(rules)).toContain('delete-expired-rows');
+    expect(resources.filter((resource) => resource.Type === 'AWS::DynamoDB::Table')).toEqual([]);
+  }, 120_000);
+
   it('deploys a bundle of the packed engine without the operator tool, its AWS clients or the constructs', async () => {
     const { template } = await synthesized();
     const consumer = Object.values(template.Resources).find(
@@ -340,7 +373,7 @@ describe('a team adopting the packed package in a project of its own', () => {
     if (!consumer) throw new Error('the template has no function with CONSUMER_NAME payments');
     const { S3Key } = consumer.Properties.Code as { S3Key: string };
     // NodejsFunction's asset, as cdk deploy uploads it; its source map names every file bundled.
-    const asset = join(project, 'cdk.out', `asset.${S3Key.replace(/\.zip$/, '')}`);
+    const asset = join(project, 'cdk.out.Payments', `asset.${S3Key.replace(/\.zip$/, '')}`);
     const { sources } = JSON.parse(readFileSync(join(asset, 'index.mjs.map'), 'utf8')) as {
       sources: string[];
     };

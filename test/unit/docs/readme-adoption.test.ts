@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../local/project-paths.js';
 
 describe('the README adoption example', () => {
-  it.each(['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts'])(
+  it.each(['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts', 'ledger-app.ts'])(
     'shows %s as the adoption test writes it',
     (file) => {
       const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
