@@ -64,7 +64,11 @@ describeOnPostgres('createInboxConsumer with postgresInbox', (target) => {
     let outcomes: readonly RecordOutcome[] = [];
     const handler = createObservedInboxConsumer(options(), {
       clock,
-      observe: { batchProcessed: (_summary, batch) => void (outcomes = batch) },
+      observe: {
+        batchProcessed: (_summary, batch) => {
+          outcomes = batch;
+        },
+      },
     });
     return {
       invoke: (event: unknown) => handler(event, lambdaContext(clock)),
