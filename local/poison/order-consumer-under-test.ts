@@ -6,7 +6,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, GetItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import {
+  createObservedInboxConsumer,
+  type InboxConsumerOptions,
+} from '../../lambdas/core/create-inbox-consumer.js';
 import { quarantineRowKey } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
@@ -27,37 +31,17 @@ export function orderConsumerUnderTest(
   consumerName: string,
   valueFormat?: ValueFormat,
 ): ConsumerUnderTest {
-  let outcomes: readonly RecordOutcome[] = [];
-  const handler = createObservedInboxConsumer(
+  const invoke = observedInvoke(
     {
       ...orderConsumer(tables.appTableName),
       ...(valueFormat === undefined ? {} : { valueFormat }),
       settings: { inboxTableName: tables.inboxTableName, consumerName },
       dynamoDb: tables.client,
-      logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
-      metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),
     },
-    {
-      observe: {
-        batchProcessed: (_summary, batch) => {
-          outcomes = batch;
-        },
-      },
-    },
+    consumerName,
   );
-  let request = 0;
-  const context = () => {
-    request += 1;
-    return createLambdaContext(
-      { functionName: consumerName },
-      { requestId: `poison-${request}`, remainingMs: () => 60_000 },
-    );
-  };
   return {
-    async invoke(event) {
-      const response = (await handler(event, context())) as KafkaBatchResponse;
-      return { response, outcomes };
-    },
+    invoke,
     async appliedState() {
       const tablesState = await Promise.all([
         scanAll(tables.client, tables.inboxTableName),
@@ -90,4 +74,42 @@ async function scanAll(client: DynamoDBClient, tableName: string): Promise<unkno
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items.sort((a, b) => (a.pk?.S ?? '').localeCompare(b.pk?.S ?? ''));
+}
+
+/**
+ * A consumer's deployed handler chain (createInboxConsumer, through createObservedInboxConsumer) with silent
+ * logs and metrics, invoked as the poison promise does: each batch's response and the outcomes its
+ * telemetry saw. One definition for every store's consumer under test.
+ */
+export function observedInvoke<Schema extends StandardSchemaV1 | undefined>(
+  options: InboxConsumerOptions<Schema>,
+  consumerName: string,
+): ConsumerUnderTest['invoke'] {
+  let outcomes: readonly RecordOutcome[] = [];
+  const handler = createObservedInboxConsumer(
+    {
+      ...options,
+      logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),
+    },
+    {
+      observe: {
+        batchProcessed: (_summary, batch) => {
+          outcomes = batch;
+        },
+      },
+    },
+  );
+  let request = 0;
+  const context = () => {
+    request += 1;
+    return createLambdaContext(
+      { functionName: consumerName },
+      { requestId: `poison-${request}`, remainingMs: () => 60_000 },
+    );
+  };
+  return async (event) => {
+    const response = (await handler(event, context())) as KafkaBatchResponse;
+    return { response, outcomes };
+  };
 }

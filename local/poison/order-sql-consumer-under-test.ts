@@ -3,17 +3,12 @@
  * its deployed handler chain, as the poison promise checks it: each batch on schemas of its own (the inbox
  * migrated, the sample's tables), outcomes read through its telemetry, state read back from the tables.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
-import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
-import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import { postgresInbox } from '../../lambdas/postgres/index.js';
 import { migrate } from '../../lambdas/postgres/schema.js';
 import { storedKey } from '../../lambdas/postgres/sql-text.js';
 import { orderSqlConsumer, orderTablesSql } from '../../sample/order-consumer/order-placed-sql.js';
-import { createLambdaContext } from '../esm/lambda-function.js';
 import type { PostgresConnections } from '../soak/postgres-connections.js';
+import { observedInvoke } from './order-consumer-under-test.js';
 import type { ConsumerUnderTest } from './poison-promise.js';
 import type { PoisonBatchStore } from './poison-soak.js';
 
@@ -48,37 +43,17 @@ export function orderSqlConsumerUnderTest(
   schemas: { readonly inboxSchema: string; readonly appSchema: string },
   consumerName: string,
 ): ConsumerUnderTest {
-  let outcomes: readonly RecordOutcome[] = [];
-  const handler = createObservedInboxConsumer(
+  const invoke = observedInvoke(
     {
       ...orderSqlConsumer(schemas.appSchema),
       store: postgresInbox({ pool, settings: { schema: schemas.inboxSchema } }),
       settings: { consumerName },
-      logger: new Logger({ serviceName: consumerName, logLevel: 'SILENT' }),
-      metrics: new Metrics({ namespace: 'MskInboxPoison', serviceName: consumerName }),
     },
-    {
-      observe: {
-        batchProcessed: (_summary, batch) => {
-          outcomes = batch;
-        },
-      },
-    },
+    consumerName,
   );
-  let request = 0;
-  const context = () => {
-    request += 1;
-    return createLambdaContext(
-      { functionName: consumerName },
-      { requestId: `poison-${request}`, remainingMs: () => 60_000 },
-    );
-  };
   const { inboxSchema, appSchema } = schemas;
   return {
-    async invoke(event) {
-      const response = (await handler(event, context())) as KafkaBatchResponse;
-      return { response, outcomes };
-    },
+    invoke,
     async appliedState() {
       // Every row in a fixed order, so two reads of the same content compare equal.
       const tables = [
