@@ -23,6 +23,7 @@ import {
 } from '../lambdas/core/inbox-rows.js';
 import { type QuarantineRow, readQuarantineRow } from '../lambdas/core/quarantine-row.js';
 import type { ConnectionSource } from '../lambdas/postgres/connection.js';
+import { withPooledClient } from '../lambdas/postgres/connection.js';
 import { InboxTables } from '../lambdas/postgres/inbox-tables.js';
 import { checkedSchema } from '../lambdas/postgres/schema.js';
 import { storedKey, storedText } from '../lambdas/postgres/sql-text.js';
@@ -290,14 +291,6 @@ ON CONFLICT (consumer, object_name) DO UPDATE SET
 
   /** A connection for one operation; one an error may have broken is destroyed, not reused. */
   async #withClient<T>(use: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#target.connections.connect();
-    try {
-      const result = await use(client);
-      client.release();
-      return result;
-    } catch (error) {
-      client.release(error instanceof Error ? error : new Error(String(error)));
-      throw error;
-    }
+    return withPooledClient(await this.#target.connections.connect(), use);
   }
 }

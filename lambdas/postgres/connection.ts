@@ -85,3 +85,30 @@ function tlsOf(tls: PostgresSettings['tls']): PoolConfig['ssl'] {
       return false;
   }
 }
+
+/**
+ * One operation on a pooled connection: released after it, or destroyed (never reused) when it threw, as
+ * an error may have left it mid-transaction or broken. pg-pool listens for a client's 'error' only while
+ * it is idle: a connection dying while checked out (a killed backend, a cut network, a lost COMMIT answer)
+ * would be an uncaught exception, ending the process, so one is listened for here; the failure reaches
+ * the operation through the statement it fails, or the next one.
+ */
+export async function withPooledClient<T>(
+  client: PoolClient,
+  use: (client: PoolClient) => Promise<T>,
+): Promise<T> {
+  client.on('error', ignoreConnectionError);
+  try {
+    const result = await use(client);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  } finally {
+    // After the release: until then the pool has no listener of its own on the client.
+    client.removeListener('error', ignoreConnectionError);
+  }
+}
+
+function ignoreConnectionError(): void {}

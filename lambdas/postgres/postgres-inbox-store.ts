@@ -22,7 +22,7 @@ import {
   stopsGroup,
 } from '../core/inbox-store.js';
 import { QUARANTINE_LIMITS, quarantineItem } from '../core/quarantine-row.js';
-import type { ConnectionSource } from './connection.js';
+import { type ConnectionSource, withPooledClient } from './connection.js';
 import { InboxTables } from './inbox-tables.js';
 import { type MemberWork, runMembers } from './member-transaction.js';
 import { classifySqlFailure, sqlErrorText } from './sqlstate.js';
@@ -168,25 +168,13 @@ export class PostgresInboxStore implements InboxStore {
     } catch (error) {
       throw storeError(`${operation} (connecting)`, error);
     }
-    // pg-pool listens for a client's 'error' only while it is idle: a connection dying while checked out
-    // (a killed backend, a cut network, a lost COMMIT answer) would be an uncaught exception, ending the
-    // process. The failure reaches the operation through the statement it fails, or the next one.
-    client.on('error', ignoreConnectionError);
     try {
-      const result = await use(client);
-      client.release();
-      return result;
+      return await withPooledClient(client, use);
     } catch (error) {
-      client.release(error instanceof Error ? error : new Error(String(error)));
       throw error instanceof InboxStoreError ? error : storeError(operation, error);
-    } finally {
-      // After the release: until then the pool has no listener of its own on the client.
-      client.removeListener('error', ignoreConnectionError);
     }
   }
 }
-
-function ignoreConnectionError(): void {}
 
 function deadline(): CommitResult {
   return { kind: 'not-sent', reason: 'deadline' };
