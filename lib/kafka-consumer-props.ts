@@ -15,7 +15,8 @@ import {
 import type { InboxTable } from './inbox-table.js';
 import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
 import { type KafkaSource, validateSource } from './kafka-source.js';
-import { POSTGRES_VARIABLES, type PostgresInboxProps, postgresProblems } from './postgres-database.js';
+import { POSTGRES_VARIABLES, postgresProblems } from './postgres-database.js';
+import type { PostgresInboxProps } from './postgres-props.js';
 
 export type HandlerLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 

@@ -33,13 +33,8 @@ export {
   type MskSource,
   type SelfManagedKafkaSource,
 } from './kafka-source.js';
-export {
-  type PostgresAuth,
-  type PostgresDatabase,
-  PostgresInboxConnection,
-  type PostgresInboxProps,
-  type PostgresTls,
-} from './postgres-database.js';
+export { PostgresInboxConnection } from './postgres-database.js';
+export type { PostgresAuth, PostgresDatabase, PostgresInboxProps, PostgresTls } from './postgres-props.js';
 export type {
   ConfluentSchemaRegistry,
   EventRecordFormat,

@@ -4,7 +4,7 @@
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { DependencyGroup } from 'constructs';
-import type { PostgresDatabase } from './postgres-database.js';
+import type { PostgresDatabase } from './postgres-props.js';
 
 /**
  * rds-db:connect as `user`, through CDK's own grantConnect: the proxy's resource id (prx-...), the

@@ -17,6 +17,7 @@
  * - A record older than the dedup window is not sent without --past-dedup-window (consumer-settings.ts),
  *   nor a payload-conflict record whose first copy's dedup row is gone (docs/operate.md#the-dedup-window).
  */
+
 import {
   INBOX_ATTRIBUTES as A,
   INBOX_STATUS,
@@ -36,6 +37,7 @@ import {
 import type { Invoke } from './local-handler.js';
 import { liveDedupRow, type OperatorInbox, outOfIndex } from './operator-inbox.js';
 import { replayEventOf } from './quarantined-record.js';
+import type { SentOutcome } from './replay-outcomes.js';
 
 export type ReplayOutcome =
   | 'applied'
@@ -65,17 +67,6 @@ export interface ReplayOptions {
   readonly pastDedupWindow: boolean;
   readonly nowMs: () => number;
 }
-
-/** What a replayed record came to, as the inbox shows it after the invocation. */
-export type SentOutcome = 'applied' | 'duplicate' | 'skipped' | 'acked' | 'quarantined' | 'failed';
-
-/** The outcomes the consumer acked and that leave nothing to do: the one list every replay counts by. */
-export const ACKED_OUTCOMES: readonly string[] = [
-  'applied',
-  'duplicate',
-  'skipped',
-  'acked',
-] satisfies SentOutcome[];
 
 function conflictGoneDetail(dedupKey: string | undefined): string {
   const row =

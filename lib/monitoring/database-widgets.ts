@@ -5,7 +5,7 @@
  */
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as rds from 'aws-cdk-lib/aws-rds';
-import type { PostgresDatabase } from '../postgres-database.js';
+import type { PostgresDatabase } from '../postgres-props.js';
 import { PERIOD } from './consumer-metrics.js';
 
 /** RDS Proxy publishes its metrics in AWS/RDS; `ProxyName` alone aggregates every endpoint and target. */

@@ -5,6 +5,7 @@
  * (DynamoDB or Postgres) chooses which faults its client boundary can meet; everything else is drawn alike.
  */
 import fc from 'fast-check';
+import type { Mode } from './mode.js';
 import {
   type SoakStoreKind,
   STORE_FAULTS,
@@ -39,8 +40,6 @@ export const BEYOND_BOUND_SKEW_MS = 45_000;
 export const EPOCH_MS = Date.UTC(2026, 10, 29, 12, 0, 0);
 
 export const TOPICS = ['orders', 'order-events', 'eu-west-1.orders-v2'] as const;
-
-export type Mode = 'transactional' | 'side-effect';
 
 /**
  * Where an invocation's execution environment dies. Its response is lost, so the whole batch comes again.

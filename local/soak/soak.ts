@@ -4,7 +4,8 @@
  * tests assert on.
  */
 
-import { type Mode, type Schedule, type SoakStoreKind, scheduleFromSeed } from './schedule.js';
+import type { Mode } from './mode.js';
+import { type Schedule, type SoakStoreKind, scheduleFromSeed } from './schedule.js';
 import { storeOf } from './schedule-result.js';
 import {
   runSchedule,

@@ -3,7 +3,7 @@
  * store under test, and what its fault injection (fault-injection.ts for DynamoDB,
  * postgres-fault-injection.ts for Postgres) makes of each.
  */
-import type { Mode } from './schedule.js';
+import type { Mode } from './mode.js';
 
 /** The inbox store a schedule runs against. */
 export type SoakStoreKind = 'dynamodb' | 'postgres';

@@ -16,7 +16,7 @@ import {
 } from '../invoke-target.js';
 import { withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { ACKED_OUTCOMES } from '../replay-record.js';
+import { ACKED_OUTCOMES } from '../replay-outcomes.js';
 import { tableText } from '../table-text.js';
 import { batchSource, byTime, readBatches, SOURCE_FLAGS, SOURCE_HELP } from './failed-batches-source.js';
 import type { OperatorIo } from './operator-io.js';

@@ -11,7 +11,8 @@ import {
 } from '../invoke-target.js';
 import { withInboxAdvice } from '../operator-inbox.js';
 import { COMMON_FLAGS, COMMON_HELP, resolveOperatorTarget } from '../operator-target.js';
-import { ACKED_OUTCOMES, type ReplayResult, replayRow } from '../replay-record.js';
+import { ACKED_OUTCOMES } from '../replay-outcomes.js';
+import { type ReplayResult, replayRow } from '../replay-record.js';
 import { tableText } from '../table-text.js';
 import type { OperatorIo } from './operator-io.js';
 import { selectRows } from './select-rows.js';

@@ -10,7 +10,7 @@
  */
 import { boundedString } from '../../lambdas/core/bounded-text.js';
 import { FAILED_BATCH_ATTRIBUTES } from '../../lambdas/core/inbox-rows.js';
-import { ACKED_OUTCOMES } from '../replay-record.js';
+import { ACKED_OUTCOMES } from '../replay-outcomes.js';
 
 /**
  * What one record came to in a failed-batch replay: not-sent after its partition's first failure,
