@@ -173,20 +173,35 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
         },
       })
       .handler((event, context) =>
-        isDeleteExpiredRowsEvent(event) ? deleteExpiredRows(store, logger) : processBatch(event, context),
+        isDeleteExpiredRowsEvent(event)
+          ? deleteExpiredRows(store, logger, context)
+          : processBatch(event, context),
       )
   );
 }
 
-/** Expired rows deleted per scheduled run at most: bounded batches (the store's), a bounded run. */
-const EXPIRED_ROWS_PER_RUN = 50_000;
+/** Expired rows one round of a scheduled run deletes, before it looks at the time left. */
+const EXPIRED_ROWS_PER_ROUND = 50_000;
+/** A scheduled run starts no round with less than this left: a round of bounded DELETEs ends well within it. */
+const EXPIRED_ROWS_MARGIN_MS = 10_000;
 
 /**
- * The schedule's run (DELETE_EXPIRED_ROWS_EVENT): what it deleted is logged, and answered in the shape of a
- * batch response so the handler's type stays one.
+ * The schedule's run (DELETE_EXPIRED_ROWS_EVENT): rounds of bounded deletes while rows are left and time
+ * allows, so deletion keeps up with a table that expires more rows per period than one round deletes; what
+ * it deleted is logged, and answered in the shape of a batch response so the handler's type stays one.
  */
-async function deleteExpiredRows(store: CachingInboxStore, logger: Logger): Promise<KafkaBatchResponse> {
-  const { deleted, more } = await store.deleteExpiredRows(EXPIRED_ROWS_PER_RUN);
+async function deleteExpiredRows(
+  store: CachingInboxStore,
+  logger: Logger,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<KafkaBatchResponse> {
+  let deleted = 0;
+  let more = true;
+  while (more && context.getRemainingTimeInMillis() > EXPIRED_ROWS_MARGIN_MS) {
+    const round = await store.deleteExpiredRows(EXPIRED_ROWS_PER_ROUND);
+    deleted += round.deleted;
+    more = round.more;
+  }
   logger.info('expired rows deleted', { deleted, more });
   return { batchItemFailures: [] };
 }

@@ -17,17 +17,21 @@ export function awsCredentials(settings: PostgresSettings): PoolContext['credent
       const signer = new Signer({ hostname: settings.host, port: settings.port, username: settings.user });
       return { password: () => signer.getAuthToken() };
     }
-    let secret = readSecret(settings.secretArn);
+    let secret = await readSecret(settings.secretArn);
     let readAtMs = Date.now();
-    const { username } = await secret;
     const password = async (): Promise<string> => {
       if (Date.now() - readAtMs > SECRET_MAX_AGE_MS) {
-        secret = readSecret(settings.secretArn);
-        readAtMs = Date.now();
+        // A read that fails (throttled, unreachable) keeps the password last read, and is tried again at
+        // the next new connection; the user stays the first read's (single-user rotation).
+        const fresh = await readSecret(settings.secretArn).catch(() => undefined);
+        if (fresh !== undefined) {
+          secret = fresh;
+          readAtMs = Date.now();
+        }
       }
-      return (await secret).password;
+      return secret.password;
     };
-    return { user: username, password };
+    return { user: secret.username, password };
   };
 }
 

@@ -20,18 +20,29 @@ export interface MemberWork {
   readonly refused: CommitResult | undefined;
 }
 
+/** Statements that would end or split the store's transaction (the savepoints are the store's). */
+const TRANSACTION_CONTROL =
+  /^\s*(BEGIN|START\s+TRANSACTION|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|PREPARE\s+TRANSACTION)\b/i;
+
 /** The quarantine reason of a record whose SQL Postgres refused for its content (class 22, 23, P0001). */
 export const POSTGRES_REJECTED = 'postgres-rejected';
 
 /**
  * Runs the members in one transaction. Throws when its fate is unknown: a statement of the store's own
- * failed (the connection, a missing inbox table), or the COMMIT got no answer.
+ * failed (the connection, a missing inbox table), or the COMMIT got no answer. `one-by-one`: the COMMIT was
+ * refused for a reason no member can be named for (a deferred constraint), with several members in it;
+ * nothing was committed, and each must go again alone.
  */
 export async function runMembers(
   client: PoolClient,
   members: readonly MemberWork[],
   nowMs: () => number,
-): Promise<CommitResult[]> {
+  mayContinue: () => boolean = () => true,
+): Promise<CommitResult[] | 'one-by-one'> {
+  // Known before anything is sent: no transaction is opened for it.
+  const first = members[0];
+  if (first?.refused)
+    return [first.refused, ...members.slice(1).map((): CommitResult => ({ kind: 'not-sent' }))];
   const grouped = members.length > 1;
   const results: CommitResult[] = [];
   await client.query('BEGIN');
@@ -39,6 +50,11 @@ export async function runMembers(
     for (const [index, member] of members.entries()) {
       if (member.refused) {
         results.push(member.refused);
+        break;
+      }
+      // Each member runs the team's SQL: within the deadline margin, the rest wait for the next delivery.
+      if (index > 0 && !mayContinue()) {
+        while (results.length < members.length) results.push({ kind: 'not-sent', reason: 'deadline' });
         break;
       }
       if (grouped) await client.query(`SAVEPOINT m${index}`);
@@ -60,7 +76,9 @@ export async function runMembers(
       if (stopsGroup(failure)) break;
     }
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection the driver gave up on (no SQLSTATE) is destroyed by the caller, which rolls back on the
+    // server: a ROLLBACK sent on it would only wait behind the statement that hung.
+    if (sqlStateOf(error) !== undefined) await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
   while (results.length < members.length) results.push({ kind: 'not-sent' });
@@ -73,24 +91,36 @@ export async function runMembers(
 
 /**
  * COMMIT, and what its refusal means for the members it would have committed: a serialization failure is
- * transient for each; a deferred constraint cannot be pinned on one member, so each is told to go again
- * (transient) when several, or refused when alone. No answer at all: thrown, as the fate is unknown.
+ * transient for each; a deferred constraint cannot be pinned on one member, so with several each goes
+ * again alone (`one-by-one`), and alone it is refused. No answer at all: thrown, as the fate is unknown.
+ * A COMMIT that answers `ROLLBACK` (the transaction was aborted by a statement the store did not see fail:
+ * a query the effect did not await) committed nothing: transient for each.
  */
-async function commitAnswer(client: PoolClient, results: CommitResult[]): Promise<CommitResult[]> {
+async function commitAnswer(
+  client: PoolClient,
+  results: CommitResult[],
+): Promise<CommitResult[] | 'one-by-one'> {
+  const committed = results.filter((result) => result.kind === 'committed').length;
+  let command: string;
   try {
-    await client.query('COMMIT');
-    return results;
+    command = (await client.query('COMMIT')).command;
   } catch (error) {
     if (sqlStateOf(error) === undefined) throw error;
     const failureClass = classifySqlFailure(error);
     if (failureClass === 'systemic') throw error;
-    const committed = results.filter((result) => result.kind === 'committed').length;
+    if (failureClass === 'permanent' && committed > 1) return 'one-by-one';
     const answer: CommitResult =
-      failureClass === 'permanent' && committed === 1
+      failureClass === 'permanent'
         ? { kind: 'rejected', reason: POSTGRES_REJECTED, message: sqlErrorText(error) }
         : { kind: 'transient', message: `COMMIT refused: ${sqlErrorText(error)}` };
     return results.map((result) => (result.kind === 'committed' ? answer : result));
   }
+  if (command === 'COMMIT') return results;
+  const rolledBack: CommitResult = {
+    kind: 'transient',
+    message: `COMMIT answered ${command}: a statement failed unseen (an effect query not awaited?), nothing committed`,
+  };
+  return results.map((result) => (result.kind === 'committed' ? rolledBack : result));
 }
 
 /**
@@ -102,6 +132,9 @@ async function runEffect(client: PoolClient, sql: SqlEffect | undefined): Promis
   let failedStatement: unknown;
   const transaction: SqlTransaction = {
     async query<Row extends Record<string, unknown>>(text: string, values?: readonly unknown[]) {
+      if (TRANSACTION_CONTROL.test(text)) {
+        throw new Error(`${text.trim().split(/\s+/)[0]} inside a sql effect: the store owns the transaction`);
+      }
       try {
         const result = await client.query<Row>(text, values as unknown[] | undefined);
         return { rows: result.rows, rowCount: result.rowCount ?? 0 };

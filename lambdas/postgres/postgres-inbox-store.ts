@@ -91,21 +91,50 @@ export class PostgresInboxStore implements InboxStore {
         results.push(...chunk.map((): CommitResult => ({ ...answer })));
         continue;
       }
-      const answers = await this.#commitChunk(chunk);
+      const answers = await this.#commitChunk(chunk, options);
       results.push(...answers);
-      if (answers.some((result) => stopsGroup(result) || result.kind === 'not-sent'))
+      if (answers.some((result) => result.kind === 'not-sent' && result.reason === 'deadline'))
+        rest = deadline();
+      else if (answers.some((result) => stopsGroup(result) || result.kind === 'not-sent'))
         rest = { kind: 'not-sent' };
     }
     return results;
   }
 
-  async #commitChunk(members: readonly CommitMember[]): Promise<CommitResult[]> {
+  async #commitChunk(
+    members: readonly CommitMember[],
+    options: CommitGroupOptions | undefined,
+  ): Promise<CommitResult[]> {
     const work: MemberWork[] = members.map((member) => ({
       take: (client, nowMs) => this.#tables.takeRow(client, member.entry, nowMs, { completed: true }),
       sql: member.sql,
       refused: member.writes.length > 0 ? DYNAMODB_WRITES_NEED_DYNAMODB : undefined,
     }));
-    return this.#withClient('commit', (client) => runMembers(client, work, () => this.#clock.nowMs()));
+    const nowMs = () => this.#clock.nowMs();
+    const mayContinue = options?.mayContinue ?? (() => true);
+    const answers = await this.#withClient('commit', (client) =>
+      runMembers(client, work, nowMs, mayContinue),
+    );
+    if (answers !== 'one-by-one') return answers;
+    // The COMMIT was refused for something no member can be named for (a deferred constraint): each goes
+    // again in a transaction of its own, in order, so the one that breaks it is refused alone.
+    const results: CommitResult[] = [];
+    for (const member of work) {
+      if (results.length > 0 && !mayContinue()) {
+        results.push(deadline());
+        continue;
+      }
+      if (results.some((result) => stopsGroup(result) || result.kind === 'not-sent')) {
+        results.push({ kind: 'not-sent' });
+        continue;
+      }
+      const alone = await this.#withClient('commit', (client) =>
+        runMembers(client, [member], nowMs, mayContinue),
+      );
+      // Alone, a refused COMMIT is this member's own: never `one-by-one` again.
+      results.push(alone === 'one-by-one' ? { kind: 'not-sent' } : (alone[0] ?? { kind: 'not-sent' }));
+    }
+    return results;
   }
 
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {

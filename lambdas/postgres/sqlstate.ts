@@ -33,9 +33,15 @@ export function classifySqlFailure(error: unknown): FailureClass {
   return 'systemic';
 }
 
-/** The driver's client-side timeout (`query_timeout`): the statement took too long, as 57014 says. */
+/**
+ * The driver's client-side timeouts: a statement that took too long (`query_timeout`, as 57014 says), or a
+ * wait for a pooled connection that did not come (every connection busy with other records).
+ */
 function queryTimedOut(error: unknown): boolean {
-  return error instanceof Error && /query read timeout/i.test(error.message);
+  return (
+    error instanceof Error &&
+    /query read timeout|timeout exceeded when trying to connect/i.test(error.message)
+  );
 }
 
 /**
