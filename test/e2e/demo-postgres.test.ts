@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_DEMO_OPTIONS } from '../../local/demo/demo-options.js';
 import { type DemoResult, runDemo } from '../../local/demo/run-demo.js';
 import { formatSummary } from '../../local/demo/summary.js';
+import { EVERY_FAULT_DEMO } from '../support/demo-workloads.js';
 
 describe('the demo on Postgres, end to end with crashes and duplicates', () => {
   let workDirectory: string;
@@ -19,18 +20,8 @@ describe('the demo on Postgres, end to end with crashes and duplicates', () => {
     result = await runDemo(
       {
         ...DEFAULT_DEMO_OPTIONS,
+        ...EVERY_FAULT_DEMO,
         store: 'postgres',
-        source: 'memory',
-        events: 200,
-        accounts: 20,
-        duplicateRate: 0.2,
-        poisonRate: 0.05,
-        crashRate: 0.25,
-        duplicateDeliveryRate: 0.15,
-        overlapRate: 0.15,
-        batchSize: 20,
-        batchingWindowMs: 50,
-        seed: 3,
         dynamoDbEndpoint: inject('dynamoDbEndpoint'),
       },
       { workDirectory },

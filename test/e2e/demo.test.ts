@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { firedAlarms } from '../../local/dashboard/local-dashboard.js';
 import { DEFAULT_DEMO_OPTIONS } from '../../local/demo/demo-options.js';
 import { type DemoResult, runDemo } from '../../local/demo/run-demo.js';
+import { EVERY_FAULT_DEMO } from '../support/demo-workloads.js';
 
 describe('the demo, end to end with crashes and duplicates', () => {
   let workDirectory: string;
@@ -15,19 +16,7 @@ describe('the demo, end to end with crashes and duplicates', () => {
     result = await runDemo(
       {
         ...DEFAULT_DEMO_OPTIONS,
-        // The broker path has its own e2e tests (test/e2e/kafka); this one runs the in-memory log.
-        source: 'memory',
-        events: 200,
-        accounts: 20,
-        duplicateRate: 0.2,
-        poisonRate: 0.05,
-        crashRate: 0.25,
-        duplicateDeliveryRate: 0.15,
-        overlapRate: 0.15,
-        batchSize: 20,
-        batchingWindowMs: 50,
-        // Each poll loop's faults follow from the seed: this one meets every kind.
-        seed: 3,
+        ...EVERY_FAULT_DEMO,
         dynamoDbEndpoint: inject('dynamoDbEndpoint'),
       },
       { workDirectory },

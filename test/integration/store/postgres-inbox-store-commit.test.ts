@@ -4,7 +4,7 @@
  * failed that the store never saw), statements that would end the store's transaction, and the deadline
  * asked before each member of a group.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { SqlEffect } from '../../../lambdas/core/effect.js';
 import type { CommitMember, InboxEntry } from '../../../lambdas/core/inbox-store.js';
 import { POSTGRES_REJECTED } from '../../../lambdas/postgres/member-transaction.js';
