@@ -9,6 +9,7 @@ import type { DedupKeyPolicy } from './dedup-key.js';
 import type { Effect } from './effect.js';
 import type { InboxStore } from './inbox-store.js';
 import type { PartitionOrdering } from './ordering.js';
+import type { OutboxTarget } from './outbox-appends.js';
 import type { RecordOutcome } from './outcome.js';
 import type { RefusalStreak } from './refusal-streak.js';
 
@@ -40,6 +41,8 @@ export interface BatchProcessorOptions {
   readonly refusals?: RefusalStreak;
   /** Transactional records of a lane committed together at most (group-commit.ts). @default 1 (no grouping) */
   readonly transactGroupMaxRecords?: number;
+  /** Where the events an effect emits are appended; without it a plan that emits is reported (docs/outbox.md). */
+  readonly outbox?: OutboxTarget;
 }
 
 /** The one deadline rule: nothing (a record, a request of a group) starts within the margin. */

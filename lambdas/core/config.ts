@@ -7,6 +7,8 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface InboxConfig {
   readonly inboxTableName: string;
+  /** Where emitted events go (docs/outbox.md); absent when the consumer has no outbox. */
+  readonly outboxTableName?: string;
   readonly consumerName: string;
   readonly dedupTtlSeconds: number;
   readonly dedupKeyPolicy: DedupKeyPolicy;
@@ -66,6 +68,7 @@ export function readInboxConfig(reader: EnvReader, store: StoreKind = 'dynamodb'
 export function inboxConfigFrom(settings: HandlerSettings): InboxConfig {
   return {
     inboxTableName: settings.inboxTableName,
+    ...(settings.outboxTableName ? { outboxTableName: settings.outboxTableName } : {}),
     consumerName: settings.consumerName,
     dedupTtlSeconds: settings.dedupTtlSeconds,
     dedupKeyPolicy: {

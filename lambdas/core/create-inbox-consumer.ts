@@ -153,6 +153,9 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
   const processBatch = createKafkaBatchHandler({
     ...config,
     store,
+    ...(config.outboxTableName
+      ? { outbox: { tableName: config.outboxTableName, consumer: config.consumerName } }
+      : {}),
     effect: toEngineEffect(options),
     valueFormat,
     ...(options.skip ? { skipRecord: options.skip } : {}),

@@ -107,7 +107,7 @@ export class DynamoDbInboxStore implements InboxStore {
       const existing = conditionFailureRow(error);
       if (existing) return classifyExistingRow(existing, entry.payloadHash);
       if (isNamed(error, 'TransactionCanceledException'))
-        return cancellationOutcome(error, entry.payloadHash);
+        return cancellationOutcome(error, entry.payloadHash, writes);
       if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: messageOf(error) };
       throw storeError('commit', error);
     }

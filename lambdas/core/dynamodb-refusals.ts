@@ -4,6 +4,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { EffectWrite } from './effect.js';
 import { InboxStoreError } from './errors.js';
 import { readDedupRow } from './inbox-rows.js';
 import {
@@ -12,6 +13,7 @@ import {
   classifyExistingRow,
   type ExistingRow,
 } from './inbox-store.js';
+import { isOutboxAppend, outboxBacklogMessage } from './outbox-appends.js';
 import { classifyStoreFailure, validationReason } from './store-failure.js';
 
 type CancellationReason = { Code?: string; Message?: string; Item?: unknown };
@@ -52,18 +54,28 @@ export function groupCancellation(
       const existing = reason.Item ? toExistingRow(reason.Item) : undefined;
       if (existing) results.set(member, classifyExistingRow(existing, payloadHash));
     } else if (!results.has(member)) {
-      results.set(member, {
-        kind: 'business-rejected',
-        writeIndex: write,
-        message: reason.Message ?? 'an effect condition failed',
-      });
+      const action = (members[member] as CommitMember).writes[write];
+      results.set(
+        member,
+        action !== undefined && isOutboxAppend(action)
+          ? { kind: 'transient', reason: 'outbox-backlog', message: outboxBacklogMessage(action) }
+          : {
+              kind: 'business-rejected',
+              writeIndex: write,
+              message: reason.Message ?? 'an effect condition failed',
+            },
+      );
     }
   });
   if (results.size === 0) throw storeError('commit', error);
   return { kind: 'settled', results };
 }
 
-export function cancellationOutcome(error: unknown, payloadHash: string): CommitResult {
+export function cancellationOutcome(
+  error: unknown,
+  payloadHash: string,
+  writes: readonly EffectWrite[],
+): CommitResult {
   const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
   if (!reasons) throw storeError('commit', error);
   // Reasons come in action order: index 0 is the inbox row.
@@ -81,6 +93,10 @@ export function cancellationOutcome(error: unknown, payloadHash: string): Commit
     (reason, index) => index > 0 && reason.Code === 'ConditionalCheckFailed',
   );
   if (business > 0) {
+    const action = writes[business - 1];
+    if (action !== undefined && isOutboxAppend(action)) {
+      return { kind: 'transient', reason: 'outbox-backlog', message: outboxBacklogMessage(action) };
+    }
     return {
       kind: 'business-rejected',
       writeIndex: business - 1,

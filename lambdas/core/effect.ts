@@ -3,6 +3,7 @@
  * transaction items are described in the DynamoDB DocumentClient's own shape, which the store passes on.
  */
 import type { DecodedRecord } from './decode-event.js';
+import type { OutboxEvent } from './outbox-rows.js';
 
 /** What every action of an effect's transaction names: its table and, optionally, a condition. */
 export interface EffectWriteTarget {
@@ -65,8 +66,17 @@ export interface Lease {
  * `call`'s `run`, however deep) throws EffectRejectedError, and the record is quarantined.
  */
 export type EffectPlan =
-  /** Transactional mode on DynamoDB: the inbox row (COMPLETED) and these writes in one TransactWriteItems. */
-  | { readonly kind: 'transact'; readonly writes: readonly EffectWrite[] }
+  /**
+   * Transactional mode on DynamoDB: the inbox row (COMPLETED) and these writes in one TransactWriteItems,
+   * with the events in `emit` appended to the outbox in the same transaction (docs/outbox.md): a relay
+   * publishes them afterwards, each with a stable `event_id`, so the next consumer's inbox absorbs repeats.
+   */
+  | {
+      readonly kind: 'transact';
+      readonly writes: readonly EffectWrite[];
+      /** Events for the next topics, published in this order per topic and key. Needs OUTBOX_TABLE_NAME. */
+      readonly emit?: readonly OutboxEvent[];
+    }
   /**
    * Transactional mode on a SQL store (`postgresInbox` from `msk-inbox/postgres`): the team's statements in
    * the database transaction that inserts the inbox row.

@@ -14,6 +14,7 @@
 import { type BatchProcessorOptions, type BatchState, deadlineNear } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import type { EffectWrite } from './effect.js';
+import { outboxAppendBytes } from './outbox-appends.js';
 import { isApplied, isReported, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
 import { type Prepared, prepareRecord } from './record-preparation.js';
@@ -215,7 +216,8 @@ function footprintOf(member: Member): Footprint {
   let bytes = INBOX_ROW_BYTES + Buffer.byteLength(member.entry.source);
   for (const write of member.writes) {
     items.push(itemOf(write));
-    bytes += Buffer.byteLength(jsonText(write));
+    // An outbox append knows its size: its values may be bytes, which JSON would swell.
+    bytes += outboxAppendBytes(write) ?? Buffer.byteLength(jsonText(write));
   }
   return { items, actions: 1 + member.writes.length, bytes };
 }

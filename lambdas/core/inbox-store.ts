@@ -26,8 +26,11 @@ export type CommitResult =
   | RowConflict
   /** An effect's own condition failed: the business rule rejected the record. */
   | { readonly kind: 'business-rejected'; readonly writeIndex: number; readonly message: string }
-  /** A concurrent transaction touched the same items: retry later. */
-  | { readonly kind: 'transient'; readonly message: string }
+  /**
+   * A concurrent transaction touched the same items (or, `outbox-backlog`, a key's unpublished events are
+   * at their limit until the relay catches up: docs/outbox.md#back-pressure): retry later.
+   */
+  | { readonly kind: 'transient'; readonly message: string; readonly reason?: 'outbox-backlog' }
   /**
    * The store refused what this record put in the request (store-failure.ts; a SQL data exception or
    * constraint violation): no retry can fix it. `reason` names the store (`dynamodb-rejected` by default).

@@ -9,9 +9,12 @@ import { deriveDedupKey } from './dedup-key.js';
 import { type EffectPlan, type EffectWrite, MAX_EFFECT_WRITES, type SqlEffect } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { InboxEntry } from './inbox-store.js';
+import { outboxAppends } from './outbox-appends.js';
+import type { OutboxEvent } from './outbox-rows.js';
 import { isApplied, isReported, PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
 import { claimAndRun, quarantine, rowConflictOutcome } from './record-settlement.js';
+import { HANDLER_SETTINGS } from './settings.js';
 
 export type Prepared =
   /** Settled without a commit. */
@@ -127,8 +130,11 @@ async function planned(
     switch (plan.kind) {
       case 'skip':
         return settled(outcome(record, 'skipped', { reason: plan.reason, dedupKey }));
-      case 'transact':
-        if (plan.writes.length > MAX_EFFECT_WRITES) {
+      case 'transact': {
+        const emitted = plan.emit?.length ? emittedWrites(record, dedupKey, plan.emit, options, settle) : [];
+        if ('kind' in emitted) return emitted;
+        const writes = emitted.length > 0 ? [...plan.writes, ...emitted] : plan.writes;
+        if (writes.length > MAX_EFFECT_WRITES) {
           // The same record always asks for as many: retrying cannot help.
           return alone(
             record,
@@ -137,12 +143,13 @@ async function planned(
                 record,
                 options,
                 'effect-too-large',
-                `${plan.writes.length} writes; a transaction holds ${MAX_EFFECT_WRITES} besides the inbox row`,
+                `${writes.length} writes${emitted.length > 0 ? ` (${emitted.length} of them outbox appends)` : ''}; a transaction holds ${MAX_EFFECT_WRITES} besides the inbox row`,
               ),
             settle,
           );
         }
-        return { kind: 'commit', record, entry, writes: plan.writes, settle };
+        return { kind: 'commit', record, entry, writes, settle };
+      }
       case 'sql':
         return { kind: 'commit', record, entry, writes: [], sql: plan.run, settle };
       case 'call':
@@ -151,6 +158,35 @@ async function planned(
   } catch (error) {
     return settled(failed(record, error));
   }
+}
+
+/**
+ * The outbox appends of a plan's events (outbox-appends.ts), or the record's outcome when they cannot be
+ * written: quarantined when the events themselves are wrong (the same record always emits them), reported
+ * when the consumer has no outbox (a setup mistake every such record shares).
+ */
+function emittedWrites(
+  record: DecodedRecord,
+  dedupKey: string,
+  events: readonly OutboxEvent[],
+  options: BatchProcessorOptions,
+  settle: (outcome: RecordOutcome) => RecordOutcome,
+): readonly EffectWrite[] | Prepared {
+  if (options.outbox === undefined) {
+    return {
+      kind: 'settled',
+      outcome: settle(
+        outcome(record, 'failed', {
+          reason: 'systemic-store-error',
+          detail: `the effect emits events but ${HANDLER_SETTINGS.outboxTableName.env} is not set (the KafkaConsumer's outbox prop sets it)`,
+          dedupKey,
+        }),
+      ),
+    };
+  }
+  const appends = outboxAppends(options.outbox, dedupKey, events, options.clock.nowMs());
+  if (appends.ok) return appends.writes;
+  return alone(record, () => quarantine(record, options, 'outbox-event-invalid', appends.problem), settle);
 }
 
 /** A record that writes on its own; whatever `run` throws is the record's failure. */

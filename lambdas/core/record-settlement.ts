@@ -32,7 +32,11 @@ export async function commitOutcome(
         `write ${result.writeIndex}: ${result.message}`,
       );
     case 'transient':
-      return outcome(record, 'failed', { reason: 'transaction-conflict', detail: result.message, dedupKey });
+      return outcome(record, 'failed', {
+        reason: result.reason ?? 'transaction-conflict',
+        detail: result.message,
+        dedupKey,
+      });
     case 'rejected':
       return rejectedByStore(record, result.message, options, state, result.reason);
     case 'effect-rejected':

@@ -39,6 +39,12 @@ export const HANDLER_SETTINGS = {
     prop: 'inboxTable',
     meaning: 'the inbox table: partition key `pk` (S), TTL attribute `expires_at`',
   },
+  outboxTableName: {
+    env: 'OUTBOX_TABLE_NAME',
+    kind: 'text',
+    meaning:
+      "the outbox table the effect's emitted events are appended to (docs/outbox.md); set by the `outbox` prop",
+  },
   consumerName: {
     env: 'CONSUMER_NAME',
     kind: 'text',
@@ -220,6 +226,7 @@ export function checkSettings(
 export type StoreKind = 'dynamodb' | 'other';
 
 function requiredWith(name: SettingName, store: StoreKind): boolean {
+  if (name === 'outboxTableName') return false;
   return name !== 'inboxTableName' || store === 'dynamodb';
 }
 

@@ -16,7 +16,8 @@ export const RELAY_SETTINGS = {
     env: 'KAFKA_AUTH',
     default: 'iam',
     choices: ['iam', 'none'],
-    meaning: "`iam`: SASL OAUTHBEARER with a SigV4 token of the function's role (MSK IAM), over TLS; `none`: plaintext (local only)",
+    meaning:
+      "`iam`: SASL OAUTHBEARER with a SigV4 token of the function's role (MSK IAM), over TLS; `none`: plaintext (local only)",
   },
 } as const;
 

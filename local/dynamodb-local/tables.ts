@@ -5,6 +5,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { INBOX_ATTRIBUTES, QUARANTINE_INDEX } from '../../lambdas/core/inbox-rows.js';
+import { OUTBOX_ATTRIBUTES } from '../../lambdas/core/outbox-rows.js';
 
 /** The inbox table as the CDK InboxTable construct declares it: `pk`, TTL on `expires_at`, the sparse quarantine index. */
 export async function createInboxTable(client: DynamoDBClient, tableName: string): Promise<void> {
@@ -37,6 +38,23 @@ export async function createInboxTable(client: DynamoDBClient, tableName: string
       TimeToLiveSpecification: { AttributeName: INBOX_ATTRIBUTES.expiresAt, Enabled: true },
     }),
   );
+}
+
+/**
+ * The outbox table as the CDK OutboxTable construct declares it: `pk` only, and a stream with new images
+ * (the relay's filter reads the image's `change`: docs/outbox.md).
+ */
+export async function createOutboxTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: OUTBOX_ATTRIBUTES.pk, AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: OUTBOX_ATTRIBUTES.pk, KeyType: 'HASH' }],
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
+    }),
+  );
+  await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
 }
 
 /** A plain table keyed by `pk` (string), like the sample service's app table. */
