@@ -139,26 +139,32 @@ describe('an effect that emits, on DynamoDB Local', () => {
     expect((await tables.get(tables.appTableName, 'account#a'))?.balance).toBe(12);
   });
 
-  it("reports a record while its key's queue row is full, and the partition's later records with it", async () => {
-    await tables.documentClient.send(
-      new PutCommand({
-        TableName: outboxTableName,
-        Item: {
-          pk: outboxQueueKey(CONSUMER, 'payments', 'a'),
-          events: [],
-          pending_bytes: OUTBOX_LIMITS.pendingBytes - 10,
-        },
-      }),
-    );
-    const payments = consumer();
+  it.each([
+    ['in a group commit', 100],
+    ['committed alone', 1],
+  ])(
+    "reports a record while its key's queue row is full, and the partition's later records with it (%s)",
+    async (_, groupMax) => {
+      await tables.documentClient.send(
+        new PutCommand({
+          TableName: outboxTableName,
+          Item: {
+            pk: outboxQueueKey(CONSUMER, 'payments', 'a'),
+            events: [],
+            pending_bytes: OUTBOX_LIMITS.pendingBytes - 10,
+          },
+        }),
+      );
+      const payments = consumer({ groupMax });
 
-    const response = await payments.invoke([order(1, 'e1', 'b'), order(2, 'e2', 'a'), order(3, 'e3', 'b')]);
+      const response = await payments.invoke([order(1, 'e1', 'b'), order(2, 'e2', 'a'), order(3, 'e3', 'b')]);
 
-    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier.offset)).toEqual([2, 3]);
-    expect(payments.outcomes()[1]).toMatchObject({ status: 'failed', reason: 'outbox-backlog' });
-    expect(await eventIds('b')).toEqual([outboxEventId(CONSUMER, 'e1', 0)]);
-    expect(await tables.get(tables.appTableName, 'account#a')).toBeUndefined();
-  });
+      expect(response.batchItemFailures.map((failure) => failure.itemIdentifier.offset)).toEqual([2, 3]);
+      expect(payments.outcomes()[1]).toMatchObject({ status: 'failed', reason: 'outbox-backlog' });
+      expect(await eventIds('b')).toEqual([outboxEventId(CONSUMER, 'e1', 0)]);
+      expect(await tables.get(tables.appTableName, 'account#a')).toBeUndefined();
+    },
+  );
 
   it('reports (never quarantines) records that emit when the consumer has no outbox', async () => {
     const payments = consumer({ outbox: false });
