@@ -32,6 +32,7 @@ export type {
   KafkaEventRecord,
 } from './kafka-event.js';
 export { METRICS_NAMESPACE } from './metric-names.js';
+export type { OutboxEvent } from './outbox-rows.js';
 export type { OutcomeStatus, RecordOutcome } from './outcome.js';
 export {
   type CarriedByProp,

@@ -46,7 +46,12 @@ export function skipOtherEventTypes(record: DecodedRecord): string | undefined {
   return typeof type === 'string' && type !== ORDER_PLACED ? 'other-event-type' : undefined;
 }
 
-export function orderPlacedEffect(appTableName: string) {
+/**
+ * The order effect. With `paymentsTopic` it also asks for the payment (the pipeline's first consumer,
+ * emitting-handler.ts): a PaymentRequested for the account, appended to the outbox in the same
+ * transaction, so it is published exactly when the debit committed (docs/outbox.md).
+ */
+export function orderPlacedEffect(appTableName: string, emitting: { readonly paymentsTopic?: string } = {}) {
   return ({ event, dedupKey }: InboxEffectInput<OrderPlaced>): EffectPlan => {
     if (event.event_id !== dedupKey) {
       throw new EffectRejectedError(
@@ -54,16 +59,35 @@ export function orderPlacedEffect(appTableName: string) {
         'event_id in the value differs from the event_id header',
       );
     }
-    return { kind: 'transact', writes: orderPlacedWrites(appTableName, event) };
+    const writes = orderPlacedWrites(appTableName, event);
+    if (emitting.paymentsTopic === undefined) return { kind: 'transact', writes };
+    return { kind: 'transact', writes, emit: [paymentRequested(emitting.paymentsTopic, event)] };
+  };
+}
+
+export const PAYMENT_REQUESTED = 'PaymentRequested';
+
+/** The event the order asks the payment service for, keyed by account: one account's payments in order. */
+export function paymentRequested(topic: string, order: OrderPlaced) {
+  return {
+    topic,
+    key: order.account_id,
+    value: JSON.stringify({
+      type: PAYMENT_REQUESTED,
+      order_id: order.order_id,
+      account_id: order.account_id,
+      amount: order.amount,
+    }),
+    headers: { type: PAYMENT_REQUESTED },
   };
 }
 
 /** The sample consumer, for createInboxConsumer: its schema, what it skips, its effect. */
-export function orderConsumer(appTableName: string) {
+export function orderConsumer(appTableName: string, emitting: { readonly paymentsTopic?: string } = {}) {
   return {
     schema: OrderPlaced,
     skip: skipOtherEventTypes,
-    effect: orderPlacedEffect(appTableName),
+    effect: orderPlacedEffect(appTableName, emitting),
   } satisfies InboxConsumerOptions<typeof OrderPlaced>;
 }
 
