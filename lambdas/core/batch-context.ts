@@ -41,6 +41,11 @@ export interface BatchProcessorOptions {
   readonly refusals?: RefusalStreak;
   /** Transactional records of a lane committed together at most (group-commit.ts). @default 1 (no grouping) */
   readonly transactGroupMaxRecords?: number;
+  /**
+   * The consumer's name (CONSUMER_NAME): part of every emitted event's id (outbox-event-id.ts).
+   * @default '' (tests that emit nothing)
+   */
+  readonly consumerName?: string;
   /** Where the events an effect emits are appended; without it a plan that emits is reported (docs/outbox.md). */
   readonly outbox?: OutboxTarget;
 }

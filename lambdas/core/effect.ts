@@ -81,7 +81,12 @@ export type EffectPlan =
    * Transactional mode on a SQL store (`postgresInbox` from `msk-inbox/postgres`): the team's statements in
    * the database transaction that inserts the inbox row.
    */
-  | { readonly kind: 'sql'; readonly run: SqlEffect }
+  | {
+      readonly kind: 'sql';
+      readonly run: SqlEffect;
+      /** Events for the next topics, inserted into the store's outbox in the same transaction. */
+      readonly emit?: readonly OutboxEvent[];
+    }
   /** Side-effect mode: claim a lease, run, then complete (or release on failure), fenced by the lease token. */
   | { readonly kind: 'call'; readonly run: (lease: Lease) => Promise<void> }
   /**

@@ -5,6 +5,7 @@
 import type { RawRecordView } from './decode-event.js';
 import type { EffectWrite, Lease, SqlEffect } from './effect.js';
 import { type DedupRow, INBOX_STATUS } from './inbox-rows.js';
+import type { OutboxEmission } from './outbox-appends.js';
 
 export interface InboxEntry {
   readonly dedupKey: string;
@@ -89,6 +90,11 @@ export interface CommitMember {
   readonly writes: readonly EffectWrite[];
   /** A `sql` plan's work; a store that cannot run it in its transaction refuses the record as systemic. */
   readonly sql?: SqlEffect;
+  /**
+   * A `sql` plan's events, checked and named: the store writes them to its outbox in the member's
+   * transaction (docs/outbox.md); a store without an outbox refuses the record as systemic.
+   */
+  readonly emits?: readonly OutboxEmission[];
 }
 
 export interface InboxStore {

@@ -55,9 +55,52 @@ export function outboxAppendBytes(write: EffectWrite): number | undefined {
 }
 
 /**
- * The appends for a record's events. Each event's id is outboxEventId(consumer, dedupKey, its position in
- * `events`), so a redelivery of the record names its events alike. `nowMs` is when they committed, as the
- * relay measures its lag.
+ * One event as it is stored and published: checked, with its id and its size (what `pending_bytes`
+ * counts). Stores build their rows from these (DynamoDB: outboxAppends; Postgres: its outbox table).
+ */
+export interface OutboxEmission {
+  readonly id: string;
+  readonly topic: string;
+  readonly key: string;
+  readonly value: string | Uint8Array;
+  readonly headers: Readonly<Record<string, string>>;
+  /** UTF-8 bytes of value, key and headers. */
+  readonly bytes: number;
+}
+
+export type OutboxEmissions =
+  | { readonly ok: true; readonly emissions: readonly OutboxEmission[] }
+  | { readonly ok: false; readonly problem: string };
+
+/**
+ * A record's events, checked, in the effect's order. Each event's id is outboxEventId(consumer, dedupKey,
+ * its position in `events`), so a redelivery of the record names its events alike.
+ */
+export function outboxEmissions(
+  consumer: string,
+  dedupKey: string,
+  events: readonly OutboxEvent[],
+): OutboxEmissions {
+  const emissions: OutboxEmission[] = [];
+  for (const [position, event] of events.entries()) {
+    const problem = eventProblem(event);
+    if (problem !== undefined) return { ok: false, problem: `event ${position}: ${problem}` };
+    emissions.push({
+      id: outboxEventId(consumer, dedupKey, position),
+      topic: event.topic,
+      key: event.key,
+      value: event.value,
+      headers: { ...event.headers },
+      bytes: eventBytes(event),
+    });
+  }
+  return { ok: true, emissions };
+}
+
+/**
+ * The DynamoDB appends for a record's events: one Update per queue row, in first-appearance order of the
+ * rows, each appending its key's events in the effect's order. `nowMs` is when they committed, as the relay
+ * measures its lag.
  */
 export function outboxAppends(
   target: OutboxTarget,
@@ -65,21 +108,23 @@ export function outboxAppends(
   events: readonly OutboxEvent[],
   nowMs: number,
 ): OutboxAppends {
-  /** Each queue row's events, in first-appearance order of the rows. */
-  const queues = new Map<string, { event: OutboxEvent; items: Record<string, unknown>[]; bytes: number }>();
-  for (const [position, event] of events.entries()) {
-    const problem = eventProblem(event);
-    if (problem !== undefined) return { ok: false, problem: `event ${position}: ${problem}` };
-    const pk = outboxQueueKey(target.consumer, event.topic, outboxKeyPart(event.key));
-    const queue = queues.get(pk) ?? { event, items: [], bytes: 0 };
+  const checked = outboxEmissions(target.consumer, dedupKey, events);
+  if (!checked.ok) return checked;
+  const queues = new Map<
+    string,
+    { event: OutboxEmission; items: Record<string, unknown>[]; bytes: number }
+  >();
+  for (const emission of checked.emissions) {
+    const pk = outboxQueueKey(target.consumer, emission.topic, outboxKeyPart(emission.key));
+    const queue = queues.get(pk) ?? { event: emission, items: [], bytes: 0 };
     queue.items.push({
-      [F.id]: outboxEventId(target.consumer, dedupKey, position),
-      [F.value]: event.value,
-      [F.headers]: { ...event.headers },
+      [F.id]: emission.id,
+      [F.value]: emission.value,
+      [F.headers]: emission.headers,
       [F.committedAt]: nowMs,
       [F.source]: dedupKey,
     });
-    queue.bytes += eventBytes(event);
+    queue.bytes += emission.bytes;
     queues.set(pk, queue);
   }
   const writes: EffectWrite[] = [];
@@ -90,42 +135,53 @@ export function outboxAppends(
         problem: `the events for ${queue.event.topic} key ${JSON.stringify(short(queue.event.key))} hold ${queue.bytes} bytes; one key's unpublished events may hold ${OUTBOX_LIMITS.pendingBytes}`,
       };
     }
-    const write: EffectWrite = {
-      Update: {
-        TableName: target.tableName,
-        Key: { [A.pk]: pk },
-        UpdateExpression:
-          'SET #events = list_append(if_not_exists(#events, :empty), :events), #change = :appended, ' +
-          '#oldestAt = if_not_exists(#oldestAt, :now), #consumer = :consumer, #topic = :topic, #key = :key ' +
-          'ADD #pendingBytes :bytes',
-        // Back-pressure: a key whose unpublished events would pass the limit waits for the relay.
-        ConditionExpression: 'attribute_not_exists(#pendingBytes) OR #pendingBytes <= :room',
-        ExpressionAttributeNames: {
-          '#events': A.events,
-          '#change': A.change,
-          '#oldestAt': A.oldestAt,
-          '#consumer': A.consumer,
-          '#topic': A.topic,
-          '#key': A.kafkaKey,
-          '#pendingBytes': A.pendingBytes,
-        },
-        ExpressionAttributeValues: {
-          ':empty': [],
-          ':events': queue.items,
-          ':appended': OUTBOX_CHANGE.appended,
-          ':now': nowMs,
-          ':consumer': target.consumer,
-          ':topic': queue.event.topic,
-          ':key': queue.event.key,
-          ':bytes': queue.bytes,
-          ':room': OUTBOX_LIMITS.pendingBytes - queue.bytes,
-        },
-      },
-    };
+    const write = appendWrite(target, pk, queue.event, queue.items, queue.bytes, nowMs);
     APPEND_BYTES.set(write, queue.bytes + APPEND_OVERHEAD_BYTES + Buffer.byteLength(pk) * 2);
     writes.push(write);
   }
   return { ok: true, writes };
+}
+
+function appendWrite(
+  target: OutboxTarget,
+  pk: string,
+  first: OutboxEmission,
+  items: readonly Record<string, unknown>[],
+  bytes: number,
+  nowMs: number,
+): EffectWrite {
+  return {
+    Update: {
+      TableName: target.tableName,
+      Key: { [A.pk]: pk },
+      UpdateExpression:
+        'SET #events = list_append(if_not_exists(#events, :empty), :events), #change = :appended, ' +
+        '#oldestAt = if_not_exists(#oldestAt, :now), #consumer = :consumer, #topic = :topic, #key = :key ' +
+        'ADD #pendingBytes :bytes',
+      // Back-pressure: a key whose unpublished events would pass the limit waits for the relay.
+      ConditionExpression: 'attribute_not_exists(#pendingBytes) OR #pendingBytes <= :room',
+      ExpressionAttributeNames: {
+        '#events': A.events,
+        '#change': A.change,
+        '#oldestAt': A.oldestAt,
+        '#consumer': A.consumer,
+        '#topic': A.topic,
+        '#key': A.kafkaKey,
+        '#pendingBytes': A.pendingBytes,
+      },
+      ExpressionAttributeValues: {
+        ':empty': [],
+        ':events': items,
+        ':appended': OUTBOX_CHANGE.appended,
+        ':now': nowMs,
+        ':consumer': target.consumer,
+        ':topic': first.topic,
+        ':key': first.key,
+        ':bytes': bytes,
+        ':room': OUTBOX_LIMITS.pendingBytes - bytes,
+      },
+    },
+  };
 }
 
 /** An append's expression, names and fixed attributes, generously. */

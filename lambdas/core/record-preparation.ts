@@ -9,7 +9,7 @@ import { deriveDedupKey } from './dedup-key.js';
 import { type EffectPlan, type EffectWrite, MAX_EFFECT_WRITES, type SqlEffect } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { InboxEntry } from './inbox-store.js';
-import { outboxAppends } from './outbox-appends.js';
+import { type OutboxEmission, outboxAppends, outboxEmissions } from './outbox-appends.js';
 import type { OutboxEvent } from './outbox-rows.js';
 import { isApplied, isReported, PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
@@ -26,6 +26,7 @@ export type Prepared =
       readonly entry: InboxEntry;
       readonly writes: readonly EffectWrite[];
       readonly sql?: SqlEffect;
+      readonly emits?: readonly OutboxEmission[];
       readonly settle: (outcome: RecordOutcome) => RecordOutcome;
     }
   /**
@@ -150,8 +151,18 @@ async function planned(
         }
         return { kind: 'commit', record, entry, writes, settle };
       }
-      case 'sql':
-        return { kind: 'commit', record, entry, writes: [], sql: plan.run, settle };
+      case 'sql': {
+        if (!plan.emit?.length) return { kind: 'commit', record, entry, writes: [], sql: plan.run, settle };
+        const checked = outboxEmissions(options.consumerName ?? '', dedupKey, plan.emit);
+        if (!checked.ok) {
+          return alone(
+            record,
+            () => quarantine(record, options, 'outbox-event-invalid', checked.problem),
+            settle,
+          );
+        }
+        return { kind: 'commit', record, entry, writes: [], sql: plan.run, emits: checked.emissions, settle };
+      }
       case 'call':
         return alone(record, () => claimAndRun(record, entry, plan, options), settle);
     }

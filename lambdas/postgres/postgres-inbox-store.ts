@@ -53,6 +53,13 @@ const DYNAMODB_WRITES_NEED_DYNAMODB: CommitResult = {
   message: 'a `transact` plan writes DynamoDB items: with the Postgres store, return { kind: "sql", run }',
 };
 
+/** Events emitted from a `sql` plan: refused (reported) until this store writes them to its outbox. */
+const EMITS_NEED_AN_OUTBOX: CommitResult = {
+  kind: 'effect-failed',
+  reason: 'systemic-store-error',
+  message: 'a `sql` plan emits events: the Postgres store has no outbox yet (docs/outbox.md)',
+};
+
 export class PostgresInboxStore implements InboxStore {
   readonly #pool: ConnectionSource;
   readonly #tables: InboxTables;
@@ -108,7 +115,12 @@ export class PostgresInboxStore implements InboxStore {
     const work: MemberWork[] = members.map((member) => ({
       take: (client, nowMs) => this.#tables.takeRow(client, member.entry, nowMs, { completed: true }),
       sql: member.sql,
-      refused: member.writes.length > 0 ? DYNAMODB_WRITES_NEED_DYNAMODB : undefined,
+      refused:
+        member.writes.length > 0
+          ? DYNAMODB_WRITES_NEED_DYNAMODB
+          : member.emits?.length
+            ? EMITS_NEED_AN_OUTBOX
+            : undefined,
     }));
     const nowMs = () => this.#clock.nowMs();
     const mayContinue = options?.mayContinue ?? (() => true);
