@@ -6,6 +6,11 @@
  *
  * One broker, node 0, leads every partition. It is not a Kafka: no Fetch, no consumer groups, no
  * idempotence, transactions or compression, no SASL or TLS. Readers read the InMemoryLog itself.
+ *
+ * It also gives what the mock cluster cannot, even where kcat is installed: librdkafka 2.0.2's mock
+ * advertises Metadata v0-2 only, which carry no allow_auto_topic_creation, so it creates every topic a
+ * client asks about (4 partitions) and a kafkajs producer never sees UNKNOWN_TOPIC_OR_PARTITION; and it
+ * checks no max.message.bytes (a 20 MB record is appended), so no MESSAGE_TOO_LARGE either.
  */
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
