@@ -24,7 +24,7 @@ export interface InMemoryLogOptions {
 
 export class InMemoryLog implements RecordSink {
   readonly #partitions = new Map<string, SourceRecord[]>();
-  readonly #partitionCounts: ReadonlyMap<string, number>;
+  readonly #partitionCounts: Map<string, number>;
   readonly #committed = new Map<string, Map<string, number>>();
   readonly #roundRobin = new Map<string, number>();
   readonly #appendListeners = new Set<() => void>();
@@ -32,14 +32,32 @@ export class InMemoryLog implements RecordSink {
 
   constructor(options: InMemoryLogOptions) {
     this.#now = options.now ?? Date.now;
-    this.#partitionCounts = new Map(Object.entries(options.topics));
-    for (const [topic, count] of this.#partitionCounts) {
-      if (!Number.isInteger(count) || count < 1)
-        throw new Error(`topic ${topic}: partition count must be >= 1`);
-      for (let partition = 0; partition < count; partition++) {
-        this.#partitions.set(topicPartitionKey({ topic, partition }), []);
-      }
+    this.#partitionCounts = new Map();
+    for (const [topic, count] of Object.entries(options.topics)) this.createTopic(topic, count);
+  }
+
+  /**
+   * Adds a topic with `partitions` empty partitions, as a broker's topic auto-creation does
+   * (local/kafka/memory-broker/). Consumers made before see none of it.
+   */
+  createTopic(topic: string, partitions: number): void {
+    if (this.#partitionCounts.has(topic)) throw new Error(`topic ${topic} exists`);
+    if (!Number.isInteger(partitions) || partitions < 1)
+      throw new Error(`topic ${topic}: partition count must be >= 1`);
+    this.#partitionCounts.set(topic, partitions);
+    for (let partition = 0; partition < partitions; partition++) {
+      this.#partitions.set(topicPartitionKey({ topic, partition }), []);
     }
+  }
+
+  /** The topic's partition count; undefined when the log has no such topic. */
+  partitionCount(topic: string): number | undefined {
+    return this.#partitionCounts.get(topic);
+  }
+
+  /** Every topic's name, in creation order. */
+  topicNames(): string[] {
+    return [...this.#partitionCounts.keys()];
   }
 
   async produce(records: readonly ProducedRecord[]): Promise<(TopicPartition & { offset: number })[]> {

@@ -41,6 +41,20 @@ describe('InMemoryLog', () => {
     expect((await consumer.poll(tp, { maxRecords: 2 })).map((r) => r.offset)).toEqual([2]);
   });
 
+  it('takes records on a topic created after it was made, as a broker that auto-creates topics', async () => {
+    const log = new InMemoryLog({ topics: { orders: 1 } });
+    expect(log.partitionCount('payments')).toBeUndefined();
+
+    log.createTopic('payments', 2);
+
+    expect(log.topicNames()).toEqual(['orders', 'payments']);
+    expect(log.partitionCount('payments')).toBe(2);
+    expect(await log.produce([{ topic: 'payments', partition: 1, key: null, value: null }])).toEqual([
+      { topic: 'payments', partition: 1, offset: 0 },
+    ]);
+    expect(() => log.createTopic('payments', 3)).toThrow(/exists/);
+  });
+
   it('rejects a commit beyond the log end', async () => {
     const log = new InMemoryLog({ topics: { orders: 1 } });
     const consumer = log.consumer('g');
