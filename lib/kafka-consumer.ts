@@ -19,6 +19,7 @@ import {
   validate,
 } from './kafka-consumer-props.js';
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
+import type { OutboxTable } from './outbox-table.js';
 import { PostgresInboxConnection } from './postgres-database.js';
 import { glueSchemasArn } from './schema-registry.js';
 import { handlerSettingsOf, settingsProblems } from './settings-prop.js';
@@ -61,6 +62,8 @@ export class KafkaConsumer extends Construct {
   public readonly consumerName: string;
   /** The DynamoDB inbox the consumer dedups with; undefined when the inbox is in Postgres. */
   public readonly inboxTable: InboxTable | undefined;
+  /** The outbox the effect's events are appended to (docs/outbox.md); undefined without one. */
+  public readonly outbox: OutboxTable | undefined;
   /** The way into the Postgres database holding the inbox; undefined with a DynamoDB inbox. */
   public readonly postgres: PostgresInboxConnection | undefined;
   /** The topic it consumes. */
@@ -90,6 +93,7 @@ export class KafkaConsumer extends Construct {
     ]);
     this.consumerName = props.consumerName;
     this.inboxTable = props.inboxTable;
+    this.outbox = props.outbox;
     const postgres =
       props.postgres === undefined
         ? undefined
@@ -156,6 +160,7 @@ export class KafkaConsumer extends Construct {
     });
 
     props.inboxTable?.grantConsumerAccess(this.role);
+    props.outbox?.grantAppend(this.role);
     postgres?.bind(this.function, this.role);
 
     this.failureDestination = props.onFailure ?? { kind: 's3' };

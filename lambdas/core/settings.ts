@@ -39,6 +39,13 @@ export const HANDLER_SETTINGS = {
     prop: 'inboxTable',
     meaning: 'the inbox table: partition key `pk` (S), TTL attribute `expires_at`',
   },
+  outboxTableName: {
+    env: 'OUTBOX_TABLE_NAME',
+    kind: 'text',
+    prop: 'outbox',
+    meaning:
+      "the outbox table the effect's emitted events are appended to (docs/outbox.md); set by the `outbox` prop",
+  },
   consumerName: {
     env: 'CONSUMER_NAME',
     kind: 'text',
@@ -219,7 +226,9 @@ export function checkSettings(
 /** Where the inbox is: DynamoDB needs its table's name, another store (Postgres) does not. */
 export type StoreKind = 'dynamodb' | 'other';
 
+/** Required without a default: the inbox table with a DynamoDB inbox; never the outbox, which is optional. */
 function requiredWith(name: SettingName, store: StoreKind): boolean {
+  if (name === 'outboxTableName') return false;
   return name !== 'inboxTableName' || store === 'dynamodb';
 }
 
