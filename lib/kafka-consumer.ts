@@ -10,6 +10,7 @@ import { settingsEnvironment } from '../lambdas/core/settings.js';
 import { HANDLER_BUNDLE } from './bundling.js';
 import { mappingOptions } from './event-source-options.js';
 import type { FailureDestination } from './failure-destination.js';
+import { handlerBundling } from './function-bundling.js';
 import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import {
@@ -140,23 +141,7 @@ export class KafkaConsumer extends Construct {
         POWERTOOLS_LOG_LEVEL: logLevel,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        target: HANDLER_BUNDLE.target,
-        format: nodejs.OutputFormat.ESM,
-        mainFields: [...HANDLER_BUNDLE.mainFields],
-        minify: HANDLER_BUNDLE.minify,
-        sourceMap: HANDLER_BUNDLE.sourcemap,
-        banner: HANDLER_BUNDLE.banner,
-        // Nothing external: the AWS SDK in the bundle is the version package-lock.json pins.
-        externalModules: [...HANDLER_BUNDLE.external],
-        esbuildArgs: Object.fromEntries(
-          Object.entries(HANDLER_BUNDLE.alias).map(([module, replacement]) => [
-            `--alias:${module}`,
-            replacement,
-          ]),
-        ),
-        forceDockerBundling: false,
-      },
+      bundling: handlerBundling(),
     });
 
     props.inboxTable?.grantConsumerAccess(this.role);
