@@ -1,4 +1,4 @@
-import { type App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { type App, CfnParameter, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   acknowledgements,
   allFindings,
   allowedPairs,
+  defined,
   EXAMPLE_CLUSTER_ARN,
   logicalId,
   nagPacks,
@@ -247,6 +248,33 @@ describe('OutboxRelay outside a VPC (a cluster with public access)', () => {
     expect(allowedPairs(policyStatements(template)).filter((pair) => pair.includes('ec2:'))).toEqual([]);
     expect(unacknowledgedFindings(app)).toEqual([]);
     expect(acknowledgements(app).map((ack) => ack.rule)).not.toContain('AwsSolutions-IAM5[Resource::*]');
+  });
+});
+
+describe('OutboxRelay on a cluster whose ARN is known at deploy time only', () => {
+  it('writes each topic ARN built from the cluster ARN in CloudFormation', () => {
+    const stack = new Stack(projectApp({ builtinCloudFormationValidation: false }), 'Relay');
+    const clusterArn = new CfnParameter(stack, 'ClusterArn').valueAsString;
+    new OutboxRelay(stack, 'Relay', {
+      outbox: new OutboxTable(stack, 'Outbox'),
+      topics: ['payments'],
+      cluster: { clusterArn, bootstrapServers: new CfnParameter(stack, 'Brokers').valueAsString },
+    });
+    const writes = policyStatements(Template.fromStack(stack)).filter((statement) =>
+      JSON.stringify(statement.Action).includes('kafka-cluster:WriteData'),
+    );
+    const [write] = writes;
+    expect(writes).toHaveLength(1);
+    const [separator, pieces] = (
+      defined(write, 'the WriteData statement').Resource as { 'Fn::Join': [string, unknown[]] }
+    )['Fn::Join'];
+    expect(separator).toBe('');
+    expect(pieces[0]).toBe('arn:');
+    expect(pieces).toContain(':kafka:');
+    expect(pieces).toContain(':topic/');
+    expect(pieces.at(-1)).toBe('/payments');
+    expect(JSON.stringify(pieces)).toContain('{"Ref":"ClusterArn"}');
+    expect(JSON.stringify(pieces)).not.toContain('*');
   });
 });
 
