@@ -39,6 +39,7 @@ export interface RelayCluster {
   readonly securityGroup?: ec2.ISecurityGroup;
 }
 
+/** What an OutboxRelay takes: the outbox, the cluster and topics, and its stream mapping's tuning. */
 export interface OutboxRelayProps {
   /** The outbox table whose stream the relay reads, and whose published events it removes. */
   readonly outbox: OutboxTable;

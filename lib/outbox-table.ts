@@ -42,6 +42,7 @@ export const OUTBOX_OPERATOR_ACTIONS = [
   'dynamodb:PutItem',
 ] as const;
 
+/** What an OutboxTable takes: its name and how it is kept. */
 export interface OutboxTableProps {
   /**
    * Physical table name. Several consumers can share one table: rows are scoped by consumer name.

@@ -11,6 +11,7 @@ import type { OutboxRelay } from './outbox-relay.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** What a RelayMonitoring takes: the relay, where alarms go, and their thresholds. */
 export interface RelayMonitoringProps {
   /** The relay to watch: its function, stream mapping, failure queue and EMF metrics. */
   readonly relay: OutboxRelay;

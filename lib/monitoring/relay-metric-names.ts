@@ -7,6 +7,7 @@
  */
 import { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
 
+/** The relay's EMF namespace, dimension and metric names (each metric's unit and statistic beside it). */
 export const RELAY_METRICS = {
   namespace: METRICS_NAMESPACE,
   /** The one dimension: the relay function's name. */
