@@ -10,6 +10,12 @@ const projectRoot = resolve(import.meta.dirname, '..');
 /** `.ts` in this repository, `.js` in the built package (dist/): the alias below names the file that is there. */
 const SOURCE_EXTENSION = import.meta.filename.endsWith('.ts') ? 'ts' : 'js';
 
+/**
+ * The outbox relay's entry (docs/outbox.md), bundled with HANDLER_BUNDLE by OutboxRelay: the package's own
+ * handler, not one the team writes.
+ */
+export const RELAY_ENTRY = resolve(projectRoot, 'lambdas', 'outbox-relay', `handler.${SOURCE_EXTENSION}`);
+
 export const HANDLER_BUNDLE = {
   /** Lambda's runtime: nodejs22.x. */
   target: 'node22',

@@ -41,6 +41,24 @@ export interface InboxTableProps {
   readonly pointInTimeRecoveryDays?: number;
 }
 
+/** What a table's retention props may not be (InboxTable's and OutboxTable's), each saying what to change. */
+export function retentionProblems(
+  removalPolicy: RemovalPolicy,
+  deletionProtection: boolean,
+  pitrDays: number,
+): string[] {
+  return [
+    ...(removalPolicy === RemovalPolicy.DESTROY && deletionProtection
+      ? [
+          'removalPolicy is DESTROY but deletionProtection is on: CloudFormation cannot delete a protected table; also set deletionProtection: false, or keep RETAIN',
+        ]
+      : []),
+    ...(Number.isInteger(pitrDays) && pitrDays >= 1 && pitrDays <= 35
+      ? []
+      : [`pointInTimeRecoveryDays is ${pitrDays}: set a whole number of days from 1 to 35`]),
+  ];
+}
+
 /**
  * The inbox (docs/design.md#the-inbox-item): `pk` string key, TTL on `expires_at`, on-demand,
  * point-in-time recovery, encrypted with the AWS-managed key, retained and deletion-protected by default,
@@ -54,16 +72,10 @@ export class InboxTable extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const deletionProtection = props.deletionProtection ?? true;
     const pitrDays = props.pointInTimeRecoveryDays ?? 35;
-    throwIfProblems(`InboxTable ${this.node.path} props are invalid`, [
-      ...(removalPolicy === RemovalPolicy.DESTROY && deletionProtection
-        ? [
-            'removalPolicy is DESTROY but deletionProtection is on: CloudFormation cannot delete a protected table; also set deletionProtection: false, or keep RETAIN',
-          ]
-        : []),
-      ...(Number.isInteger(pitrDays) && pitrDays >= 1 && pitrDays <= 35
-        ? []
-        : [`pointInTimeRecoveryDays is ${pitrDays}: set a whole number of days from 1 to 35`]),
-    ]);
+    throwIfProblems(
+      `InboxTable ${this.node.path} props are invalid`,
+      retentionProblems(removalPolicy, deletionProtection, pitrDays),
+    );
 
     this.table = new dynamodb.Table(this, 'Table', {
       tableName: props.tableName,

@@ -5,6 +5,10 @@
  *   new ConsumerMonitoring(stack, 'Monitoring', { consumer, tables: { inbox: inbox.table } });
  * With the inbox in the team's Postgres database instead: `postgres: { database, vpc, databaseName, auth }`
  * in place of `inboxTable` (docs/deploy.md#with-postgres).
+ * An effect that emits events (docs/outbox.md): `outbox` on the consumer, and one relay for the table:
+ *   const outbox = new OutboxTable(stack, 'Outbox');
+ *   const relay = new OutboxRelay(stack, 'Relay', { outbox, cluster: { clusterArn, bootstrapServers, vpc }, topics });
+ *   new RelayMonitoring(stack, 'RelayMonitoring', { relay, alarmTopic: monitoring.alarmTopic });
  */
 export {
   type ConsumerAlarms,
@@ -36,5 +40,9 @@ export {
   type SchemaValidationAttribute,
   type SelfManagedKafkaSource,
 } from './kafka-consumer.js';
+export { RELAY_METRICS } from './monitoring/relay-metric-names.js';
 export { addOperatorOutputs } from './operator-outputs.js';
 export { OPERATOR_ACTIONS, OperatorPolicy, type OperatorPolicyProps } from './operator-policy.js';
+export { OutboxRelay, type OutboxRelayProps, type RelayCluster } from './outbox-relay.js';
+export { OutboxTable, type OutboxTableProps } from './outbox-table.js';
+export { type RelayAlarms, RelayMonitoring, type RelayMonitoringProps } from './relay-monitoring.js';

@@ -15,6 +15,7 @@ import {
 import type { InboxTable } from './inbox-table.js';
 import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
 import { type KafkaSource, validateSource } from './kafka-source.js';
+import type { OutboxTable } from './outbox-table.js';
 import { POSTGRES_VARIABLES, postgresProblems } from './postgres-database.js';
 import type { PostgresInboxProps } from './postgres-props.js';
 
@@ -52,6 +53,12 @@ export interface KafkaConsumerProps extends EventSourceOptions {
    * @default - none: then `inboxTable` is required
    */
   readonly postgres?: PostgresInboxProps;
+  /**
+   * The outbox the effect's emitted events are appended to, in the transaction of its inbox row
+   * (docs/outbox.md): the function gets UpdateItem on it and `OUTBOX_TABLE_NAME`. With `inboxTable` only.
+   * @default - none: the effect emits no events
+   */
+  readonly outbox?: OutboxTable;
   /**
    * Your handler's source file (`export const handler = createInboxConsumer(...)`). The role gets the
    * inbox, the mapping and the failure bucket; grant what your effect writes yourself, action by action,
@@ -242,6 +249,11 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
     );
   }
   if (props.postgres !== undefined) problems.push(...postgresProblems(props.postgres));
+  if (props.outbox !== undefined && props.postgres !== undefined) {
+    fail(
+      'outbox is given with postgres: the outbox is appended in the DynamoDB inbox transaction, so it needs inboxTable; remove outbox',
+    );
+  }
   problems.push(...validateSource(props.source));
   problems.push(...eventSourceOptionProblems(props, props.topic));
 

@@ -10,6 +10,7 @@ import { settingsEnvironment } from '../lambdas/core/settings.js';
 import { HANDLER_BUNDLE } from './bundling.js';
 import { mappingOptions } from './event-source-options.js';
 import type { FailureDestination } from './failure-destination.js';
+import { handlerBundling } from './function-bundling.js';
 import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import {
@@ -19,6 +20,7 @@ import {
   validate,
 } from './kafka-consumer-props.js';
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
+import type { OutboxTable } from './outbox-table.js';
 import { PostgresInboxConnection } from './postgres-database.js';
 import { glueSchemasArn } from './schema-registry.js';
 import { handlerSettingsOf, settingsProblems } from './settings-prop.js';
@@ -61,6 +63,8 @@ export class KafkaConsumer extends Construct {
   public readonly consumerName: string;
   /** The DynamoDB inbox the consumer dedups with; undefined when the inbox is in Postgres. */
   public readonly inboxTable: InboxTable | undefined;
+  /** The outbox the effect's events are appended to (docs/outbox.md); undefined without one. */
+  public readonly outbox: OutboxTable | undefined;
   /** The way into the Postgres database holding the inbox; undefined with a DynamoDB inbox. */
   public readonly postgres: PostgresInboxConnection | undefined;
   /** The topic it consumes. */
@@ -90,6 +94,7 @@ export class KafkaConsumer extends Construct {
     ]);
     this.consumerName = props.consumerName;
     this.inboxTable = props.inboxTable;
+    this.outbox = props.outbox;
     const postgres =
       props.postgres === undefined
         ? undefined
@@ -136,26 +141,11 @@ export class KafkaConsumer extends Construct {
         POWERTOOLS_LOG_LEVEL: logLevel,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        target: HANDLER_BUNDLE.target,
-        format: nodejs.OutputFormat.ESM,
-        mainFields: [...HANDLER_BUNDLE.mainFields],
-        minify: HANDLER_BUNDLE.minify,
-        sourceMap: HANDLER_BUNDLE.sourcemap,
-        banner: HANDLER_BUNDLE.banner,
-        // Nothing external: the AWS SDK in the bundle is the version package-lock.json pins.
-        externalModules: [...HANDLER_BUNDLE.external],
-        esbuildArgs: Object.fromEntries(
-          Object.entries(HANDLER_BUNDLE.alias).map(([module, replacement]) => [
-            `--alias:${module}`,
-            replacement,
-          ]),
-        ),
-        forceDockerBundling: false,
-      },
+      bundling: handlerBundling(),
     });
 
     props.inboxTable?.grantConsumerAccess(this.role);
+    props.outbox?.grantAppend(this.role);
     postgres?.bind(this.function, this.role);
 
     this.failureDestination = props.onFailure ?? { kind: 's3' };

@@ -27,6 +27,7 @@ export type SettingCarryingProp = KafkaConsumerProp<
 export function handlerSettingsOf(props: KafkaConsumerProps, s: ResolvedSettings): Partial<HandlerSettings> {
   return {
     ...(props.inboxTable === undefined ? {} : { inboxTableName: props.inboxTable.tableName }),
+    ...(props.outbox === undefined ? {} : { outboxTableName: props.outbox.tableName }),
     consumerName: props.consumerName,
     dedupTtlSeconds: s.dedupTtl.toSeconds({ integral: false }),
     deadlineMarginMs: s.deadlineMargin.toMilliseconds(),

@@ -42,6 +42,7 @@ export const HANDLER_SETTINGS = {
   outboxTableName: {
     env: 'OUTBOX_TABLE_NAME',
     kind: 'text',
+    prop: 'outbox',
     meaning:
       "the outbox table the effect's emitted events are appended to (docs/outbox.md); set by the `outbox` prop",
   },
@@ -225,6 +226,7 @@ export function checkSettings(
 /** Where the inbox is: DynamoDB needs its table's name, another store (Postgres) does not. */
 export type StoreKind = 'dynamodb' | 'other';
 
+/** Required without a default: the inbox table with a DynamoDB inbox; never the outbox, which is optional. */
 function requiredWith(name: SettingName, store: StoreKind): boolean {
   if (name === 'outboxTableName') return false;
   return name !== 'inboxTableName' || store === 'dynamodb';

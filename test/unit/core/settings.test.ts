@@ -76,6 +76,8 @@ describe('TunableSettings', () => {
       { consumerName: 'orders' },
       // @ts-expect-error the inboxTable prop carries it
       { inboxTableName: 'inbox' },
+      // @ts-expect-error the outbox prop carries it
+      { outboxTableName: 'outbox' },
     ];
     // Every setting the table gives a `prop` is refused above: a new one needs its line here.
     const carried = Object.entries(HANDLER_SETTINGS)
