@@ -18,6 +18,8 @@ interface Common {
    * (TunableSettings leaves it out, synth refuses it from JavaScript).
    */
   readonly prop?: string;
+  /** Never required: absent turns its feature off (the outbox). */
+  readonly optional?: boolean;
 }
 
 export type SettingDefinition = Common &
@@ -43,6 +45,7 @@ export const HANDLER_SETTINGS = {
     env: 'OUTBOX_TABLE_NAME',
     kind: 'text',
     prop: 'outbox',
+    optional: true,
     meaning:
       "the outbox table the effect's emitted events are appended to (docs/outbox.md); set by the `outbox` prop",
   },
@@ -228,7 +231,7 @@ export type StoreKind = 'dynamodb' | 'other';
 
 /** Required without a default: the inbox table with a DynamoDB inbox; never the outbox, which is optional. */
 function requiredWith(name: SettingName, store: StoreKind): boolean {
-  if (name === 'outboxTableName') return false;
+  if ((HANDLER_SETTINGS[name] as SettingDefinition).optional) return false;
   return name !== 'inboxTableName' || store === 'dynamodb';
 }
 

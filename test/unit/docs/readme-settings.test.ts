@@ -10,6 +10,7 @@ import { PROJECT_ROOT } from '../../../local/project-paths.js';
 
 function defaultOf(definition: SettingDefinition): string {
   if (!('default' in definition) || definition.default === undefined) {
+    if (definition.optional) return 'none: off (the construct sets it)';
     return definition.prop === undefined ? 'required' : 'required (the construct sets it)';
   }
   return definition.kind === 'integer' ? String(definition.default) : `\`${definition.default}\``;
