@@ -22,7 +22,12 @@ import {
   quarantinedEventOf,
 } from './outbox-columns.js';
 
-/** What the relay needs of a connection: the `pg` client's query (a `pg.Client`, or a pool's client). */
+/**
+ * What the relay needs of a connection: the `pg` client's query. A round's statements (claimKeys to
+ * COMMIT) and deleteIdleKeys need one connection (a `pg.Client`, or a client from `pool.connect()`); a
+ * pool, whose statements may each go to another connection, does only for the one-statement listings,
+ * the lag, quarantineEvent and republish.
+ */
 export interface OutboxClient {
   query(
     text: string,
