@@ -1,7 +1,8 @@
 /**
  * One transaction for several records, a savepoint each (docs/postgres.md#group-commit): a record whose
  * row is taken, or whose SQL fails, rolls back to its savepoint and the others commit. What the team's SQL
- * raised is judged by its SQLSTATE (sqlstate.ts); an EffectRejectedError is the team's own refusal.
+ * raised is judged by its SQLSTATE (sqlstate.ts); an EffectRejectedError is the team's own refusal. A
+ * record's events are written after its SQL, in its savepoint (docs/postgres.md#outbox).
  */
 import type { PoolClient } from 'pg';
 import type { SqlEffect, SqlTransaction } from '../core/effect.js';
@@ -18,6 +19,15 @@ export interface MemberWork {
   readonly sql: SqlEffect | undefined;
   /** An answer known before anything is sent (a plan this store cannot run). */
   readonly refused: CommitResult | undefined;
+  /** The record's events, when its plan emits (outbox/outbox-writes.ts). */
+  readonly outbox?: MemberOutbox;
+}
+
+/** A record's events: written after its SQL, in its savepoint, so a record rolled back takes them along. */
+export interface MemberOutbox {
+  readonly write: (client: PoolClient, nowMs: number) => Promise<void>;
+  /** Sent once per transaction in which a committed record emitted: Postgres delivers it at COMMIT. */
+  readonly notify: string;
 }
 
 /** Statements that would end or split the store's transaction (the savepoints are the store's). */
@@ -64,7 +74,8 @@ export async function runMembers(
         if (stopsGroup(taken.conflict)) break;
         continue;
       }
-      const failure = await runEffect(client, member.sql);
+      const failure =
+        (await runEffect(client, member.sql)) ?? (await runOutbox(client, member.outbox, nowMs()));
       if (failure === undefined) {
         results.push({ kind: 'committed' });
         continue;
@@ -75,6 +86,10 @@ export async function runMembers(
       if (!grouped) return results;
       if (stopsGroup(failure)) break;
     }
+    // Once, for the records that emitted and stay: a listening relay wakes at COMMIT (docs/postgres.md#outbox).
+    const notify = members.find((member, index) => member.outbox && results[index]?.kind === 'committed')
+      ?.outbox?.notify;
+    if (notify !== undefined) await client.query(notify);
   } catch (error) {
     // A connection the driver gave up on (no SQLSTATE) is destroyed by the caller, which rolls back on the
     // server: a ROLLBACK sent on it would only wait behind the statement that hung.
@@ -161,11 +176,30 @@ async function runEffect(client: PoolClient, sql: SqlEffect | undefined): Promis
   return undefined;
 }
 
-function statementFailure(error: unknown): CommitResult {
+/**
+ * Writes a record's events after its SQL. What Postgres refuses is judged as the team's statements are
+ * (sqlstate.ts): a missing outbox table (migration 3 not applied) is systemic, a lock wait cut short
+ * transient. Undefined when all went well.
+ */
+async function runOutbox(
+  client: PoolClient,
+  outbox: MemberOutbox | undefined,
+  nowMs: number,
+): Promise<CommitResult | undefined> {
+  if (outbox === undefined) return undefined;
+  try {
+    await outbox.write(client, nowMs);
+    return undefined;
+  } catch (error) {
+    return statementFailure(error, 'outbox: ');
+  }
+}
+
+function statementFailure(error: unknown, what = ''): CommitResult {
   // No SQLSTATE: the connection failed under the statement (or the driver's timeout left it mid-query):
   // the transaction's fate is the store's, and the connection is not reused.
   if (sqlStateOf(error) === undefined) throw error;
-  const message = sqlErrorText(error);
+  const message = what + sqlErrorText(error);
   switch (classifySqlFailure(error)) {
     case 'permanent':
       return { kind: 'rejected', reason: POSTGRES_REJECTED, message };

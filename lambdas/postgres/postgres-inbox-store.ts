@@ -3,7 +3,8 @@
  * team's SQL (docs/postgres.md). The row is taken with one `INSERT ... ON CONFLICT DO UPDATE ... WHERE`
  * whose condition is the DynamoDB store's (lambdas/core/dynamodb-inbox-store.ts: absent, expired, or a
  * lease that ended), so a concurrent insert of the same key waits on the unique index and then finds the
- * committed row. A group of records shares one transaction, a savepoint per record.
+ * committed row. A group of records shares one transaction, a savepoint per record; a record's events go
+ * to the outbox tables in its savepoint (outbox/outbox-writes.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
@@ -24,7 +25,8 @@ import {
 import { QUARANTINE_LIMITS, quarantineItem } from '../core/quarantine-row.js';
 import { type ConnectionSource, withPooledClient } from './connection.js';
 import { InboxTables } from './inbox-tables.js';
-import { type MemberWork, runMembers } from './member-transaction.js';
+import { type MemberOutbox, type MemberWork, runMembers } from './member-transaction.js';
+import { OutboxWrites } from './outbox/outbox-writes.js';
 import { classifySqlFailure, sqlErrorText } from './sqlstate.js';
 
 export interface PostgresInboxStoreOptions {
@@ -53,16 +55,10 @@ const DYNAMODB_WRITES_NEED_DYNAMODB: CommitResult = {
   message: 'a `transact` plan writes DynamoDB items: with the Postgres store, return { kind: "sql", run }',
 };
 
-/** Events emitted from a `sql` plan: refused (reported) until this store writes them to its outbox. */
-const EMITS_NEED_AN_OUTBOX: CommitResult = {
-  kind: 'effect-failed',
-  reason: 'systemic-store-error',
-  message: 'a `sql` plan emits events: the Postgres store has no outbox yet (docs/outbox.md)',
-};
-
 export class PostgresInboxStore implements InboxStore {
   readonly #pool: ConnectionSource;
   readonly #tables: InboxTables;
+  readonly #outbox: OutboxWrites;
   readonly #consumer: string;
   readonly #clock: Clock;
   readonly #ttlSeconds: number;
@@ -70,6 +66,7 @@ export class PostgresInboxStore implements InboxStore {
   constructor(options: PostgresInboxStoreOptions) {
     this.#pool = options.pool;
     this.#tables = new InboxTables(options.schema, options.consumer, options.ttlSeconds);
+    this.#outbox = new OutboxWrites(options.schema, options.consumer);
     this.#consumer = options.consumer;
     this.#clock = options.clock;
     this.#ttlSeconds = options.ttlSeconds;
@@ -115,12 +112,8 @@ export class PostgresInboxStore implements InboxStore {
     const work: MemberWork[] = members.map((member) => ({
       take: (client, nowMs) => this.#tables.takeRow(client, member.entry, nowMs, { completed: true }),
       sql: member.sql,
-      refused:
-        member.writes.length > 0
-          ? DYNAMODB_WRITES_NEED_DYNAMODB
-          : member.emits?.length
-            ? EMITS_NEED_AN_OUTBOX
-            : undefined,
+      refused: member.writes.length > 0 ? DYNAMODB_WRITES_NEED_DYNAMODB : undefined,
+      outbox: this.#memberOutbox(member),
     }));
     const nowMs = () => this.#clock.nowMs();
     const mayContinue = options?.mayContinue ?? (() => true);
@@ -147,6 +140,16 @@ export class PostgresInboxStore implements InboxStore {
       results.push(alone === 'one-by-one' ? { kind: 'not-sent' } : (alone[0] ?? { kind: 'not-sent' }));
     }
     return results;
+  }
+
+  /** A member's events, written in its transaction (docs/postgres.md#outbox). */
+  #memberOutbox(member: CommitMember): MemberOutbox | undefined {
+    const emissions = member.emits;
+    if (!emissions?.length) return undefined;
+    return {
+      write: (client, nowMs) => this.#outbox.write(client, member.entry.dedupKey, emissions, nowMs),
+      notify: this.#outbox.notify,
+    };
   }
 
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {

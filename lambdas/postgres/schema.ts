@@ -69,6 +69,55 @@ CREATE TABLE ${schema}.failed_batch_replays (
   PRIMARY KEY (consumer, object_name)
 );`,
   },
+  {
+    version: 3,
+    sql: (schema) => `
+-- The transactional outbox (docs/postgres.md#outbox). One row per consumer, topic and Kafka key: an
+-- emitting transaction adds to last_seq and holds the row locked to its COMMIT, so the seqs of one key
+-- follow the order its transactions committed (a sequence would not: its values are taken at INSERT).
+CREATE TABLE ${schema}.outbox_keys (
+  consumer   text    NOT NULL,
+  topic      text    NOT NULL,
+  kafka_key  text    NOT NULL,
+  last_seq   bigint  NOT NULL,
+  PRIMARY KEY (consumer, topic, kafka_key)
+);
+-- Unpublished events; the relay deletes each once Kafka acknowledged it. Keys and the source are stored
+-- escaped (sql-text.ts), headers as JSON text: text and jsonb refuse U+0000, which both may carry.
+CREATE TABLE ${schema}.outbox (
+  id             uuid     PRIMARY KEY,
+  consumer       text     NOT NULL,
+  topic          text     NOT NULL,
+  kafka_key      text     NOT NULL,
+  seq            bigint   NOT NULL,
+  value          bytea    NOT NULL,
+  value_is_text  boolean  NOT NULL,
+  headers        text     NOT NULL,
+  bytes          integer  NOT NULL,
+  committed_at   bigint   NOT NULL,
+  source         text     NOT NULL,
+  UNIQUE (consumer, topic, kafka_key, seq)
+);
+-- The age of the oldest unpublished event (the relay's lag), and listings oldest first.
+CREATE INDEX outbox_committed_at ON ${schema}.outbox (committed_at);
+-- Events the relay could not publish for good, kept for an operator to fix and republish.
+CREATE TABLE ${schema}.outbox_quarantine (
+  id              uuid     PRIMARY KEY,
+  consumer        text     NOT NULL,
+  topic           text     NOT NULL,
+  kafka_key       text     NOT NULL,
+  value           bytea    NOT NULL,
+  value_is_text   boolean  NOT NULL,
+  headers         text     NOT NULL,
+  bytes           integer  NOT NULL,
+  committed_at    bigint   NOT NULL,
+  source          text     NOT NULL,
+  reason          text     NOT NULL,
+  error           text     NOT NULL,
+  quarantined_at  bigint   NOT NULL
+);
+CREATE INDEX outbox_quarantine_by_consumer ON ${schema}.outbox_quarantine (consumer, quarantined_at);`,
+  },
 ];
 
 export const SCHEMA_VERSION_TABLE = 'schema_version';

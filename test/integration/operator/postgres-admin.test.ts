@@ -57,6 +57,9 @@ describe('postgres migrate', () => {
     expect(tables).toEqual([
       'failed_batch_replays',
       'inbox',
+      'outbox',
+      'outbox_keys',
+      'outbox_quarantine',
       'quarantine',
       'quarantine_replaying',
       'schema_version',
@@ -75,6 +78,8 @@ describe('postgres migrate', () => {
     const code = await runOperator(['postgres', 'migrate', '--print', '--schema', 'printed'], io);
     expect(code).toBe(0);
     expect(ran(code).out).toContain('CREATE TABLE printed.quarantine_replaying');
+    expect(ran(code).out).toContain('CREATE TABLE printed.outbox_keys');
+    expect(ran(code).out).toContain('INSERT INTO printed.schema_version (version) VALUES (3);');
     expect(await tablesOf('printed')).toEqual([]);
   });
 });
