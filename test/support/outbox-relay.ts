@@ -2,7 +2,7 @@
  * The outbox relay's test bench on DynamoDB Local: an outbox table with its stream, appends written as
  * the consumer writes them (lambdas/core/outbox-rows.ts, one UpdateItem per append), the table's stream
  * read back as Lambda would hand it to the relay (binary values base64, only appends let through, as the
- * event source's filter does), and an in-process Publisher that records what it was sent.
+ * event source's filter does).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -29,13 +29,6 @@ import {
   outboxKeyPart,
   outboxQueueKey,
 } from '../../lambdas/core/outbox-rows.js';
-import type {
-  OutboxMessage,
-  PoisonReason,
-  Publisher,
-  PublishOutcome,
-} from '../../lambdas/outbox-relay/publisher.js';
-import { TransientPublishError } from '../../lambdas/outbox-relay/publisher.js';
 import { pendingBytesOf } from '../../lambdas/outbox-relay/queue-row.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../../local/dynamodb-local/client.js';
 
@@ -224,38 +217,4 @@ export async function appendToOutbox(
     }),
   );
   return ids;
-}
-
-/** What the fake broker was sent: one entry per publish call. */
-export interface SentBatch {
-  readonly topic: string;
-  readonly messages: readonly OutboxMessage[];
-}
-
-/** What the fake answers for a send: published, poison, or a throw (transient). */
-export type FakeAnswer = 'published' | PoisonReason | 'transient';
-
-/**
- * A broker in process. `answer` decides each call from its messages (by default every send is
- * published); `acked` lists the messages of the published calls, in order: what a consumer of the topic
- * would read.
- */
-export class FakePublisher implements Publisher {
-  readonly calls: SentBatch[] = [];
-  readonly acked: (OutboxMessage & { readonly topic: string })[] = [];
-  answer: (topic: string, messages: readonly OutboxMessage[]) => FakeAnswer = () => 'published';
-
-  async publish(topic: string, messages: readonly OutboxMessage[]): Promise<PublishOutcome> {
-    this.calls.push({ topic, messages });
-    const answer = this.answer(topic, messages);
-    if (answer === 'transient') throw new TransientPublishError('broker unreachable (fake)');
-    if (answer !== 'published') return { kind: 'poison', reason: answer, message: `${answer} (fake)` };
-    for (const message of messages) this.acked.push({ ...message, topic });
-    return { kind: 'published' };
-  }
-
-  /** The `event_id` headers of every acknowledged message, in order. */
-  ackedIds(): string[] {
-    return this.acked.map((message) => message.headers.event_id as string);
-  }
 }

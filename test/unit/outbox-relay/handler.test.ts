@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, UnreportableRecordError } from '../../../lambdas/core/errors.js';
 import { createRelayHandler, handler } from '../../../lambdas/outbox-relay/handler.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
-import { FakePublisher } from '../../support/outbox-relay.js';
+import { FakePublisher } from '../../support/fake-publisher.js';
 
 describe('the relay handler', () => {
   it('fails every invocation with one ConfigError naming the missing settings', async () => {
