@@ -5,7 +5,7 @@
  * (docs/outbox.md#kafka-connection). `iam`: TLS and SASL/OAUTHBEARER with the function role's MSK IAM
  * token; `none`: plaintext, for a local broker.
  */
-import { Kafka, logLevel as KafkaLogLevel, type Producer, type RetryOptions } from 'kafkajs';
+import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Producer, type RetryOptions } from 'kafkajs';
 import { defaultProvider } from '../core/lambda-credential-provider.js';
 import { classifyKafkaError } from './kafka-refusals.js';
 import { type MskCredentials, mskIamToken } from './msk-iam-token.js';
@@ -112,6 +112,9 @@ export class KafkaPublisher implements Publisher {
         idempotent: false,
         // The relay publishes to topics that exist: a missing one is quarantined, never created.
         allowAutoTopicCreation: false,
+        // Java's murmur2 partitioner (kafkajs 2's default, named so an upgrade cannot change it): a key
+        // lands on the partition any Java producer would put it on.
+        createPartitioner: Partitioners.DefaultPartitioner,
       });
       this.#producer = producer.connect().then(
         () => producer,

@@ -42,7 +42,11 @@ export interface RelaySummary {
   oldestPendingAgeMs: number | undefined;
 }
 
-/** No record is started with less time left: a send's retries and a removal fit in it. */
+/**
+ * No record after the first is started with less time left: a send's retries and a removal fit in it. The
+ * first always runs, so a function whose timeout is under the margin still moves on (and at worst times
+ * out, which retries the batch).
+ */
 export const DEADLINE_MARGIN_MS = 10_000;
 
 export async function relayBatch(
@@ -65,10 +69,10 @@ export async function relayBatch(
   };
   // Ids this invocation took out of the outbox: a later record's image still lists them.
   const gone = new Set<string>();
-  for (const record of records) {
+  for (const [index, record] of records.entries()) {
     const sequenceNumber = record.dynamodb?.SequenceNumber;
     if (!sequenceNumber) throw new UnreportableRecordError('a stream record has no SequenceNumber');
-    if (deps.remainingMs && deps.remainingMs() < DEADLINE_MARGIN_MS) {
+    if (index > 0 && deps.remainingMs && deps.remainingMs() < DEADLINE_MARGIN_MS) {
       summary.failedSequenceNumber = sequenceNumber;
       break;
     }
