@@ -1,0 +1,23 @@
+/**
+ * The relay's EMF metrics and its one log line per invocation, through Powertools, as the consumer's
+ * (lambdas/core/powertools-telemetry.ts). Names: relay-metric-names.ts.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { RelaySummary } from './relay-batch.js';
+import { RELAY_METRICS } from './relay-metric-names.js';
+
+export function emitRelayMetrics(metrics: Metrics, logger: Logger, summary: RelaySummary): void {
+  metrics.addMetric(RELAY_METRICS.eventsPublished, MetricUnit.Count, summary.published);
+  metrics.addMetric(RELAY_METRICS.eventsQuarantined, MetricUnit.Count, summary.quarantined);
+  metrics.addMetric(RELAY_METRICS.publishFailures, MetricUnit.Count, summary.publishFailures);
+  metrics.addMetric(RELAY_METRICS.storeFailures, MetricUnit.Count, summary.storeFailures);
+  metrics.addMetric(RELAY_METRICS.malformedRows, MetricUnit.Count, summary.malformedRows);
+  if (summary.publishLagMs !== undefined) {
+    metrics.addMetric(RELAY_METRICS.publishLag, MetricUnit.Milliseconds, summary.publishLagMs);
+  }
+  if (summary.oldestPendingAgeMs !== undefined) {
+    metrics.addMetric(RELAY_METRICS.oldestPendingAge, MetricUnit.Milliseconds, summary.oldestPendingAgeMs);
+  }
+  logger.info('batch relayed', { ...summary });
+}
