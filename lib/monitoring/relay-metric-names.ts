@@ -1,23 +1,27 @@
 /**
- * The EMF metrics the outbox relay emits and RelayMonitoring reads, named once (docs/outbox.md#metrics).
- * Namespace: the consumer's (METRICS_NAMESPACE). Each is emitted with exactly one dimension, `Relay` = the
- * function's name (AWS_LAMBDA_FUNCTION_NAME): CloudWatch tells metrics apart by their whole dimension set,
- * so one emitted with another dimension besides (Powertools' default `service`) is another metric, which
- * the dashboard and the alarms would not see. Importing this loads nothing but the namespace.
+ * The outbox relay's EMF metrics as RelayMonitoring reads them: the names the relay emits
+ * (lambdas/outbox-relay/relay-metric-names.ts, their one definition), with the namespace and the one
+ * dimension. Powertools Metrics puts `service` = the function's name on each; CloudWatch tells metrics
+ * apart by their whole dimension set, so the dashboard and the alarms ask for exactly that one.
+ * Importing this loads nothing but the names.
  */
 import { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
+import {
+  RELAY_METRICS as EMITTED,
+  RELAY_METRICS_DIMENSION,
+} from '../../lambdas/outbox-relay/relay-metric-names.js';
 
-/** The relay's EMF namespace, dimension and metric names (each metric's unit and statistic beside it). */
+/** The relay's EMF namespace, dimension and the metric names the monitoring reads. */
 export const RELAY_METRICS = {
   namespace: METRICS_NAMESPACE,
-  /** The one dimension: the relay function's name. */
-  dimension: 'Relay',
+  /** The one dimension: `service`, the relay function's name. */
+  dimension: RELAY_METRICS_DIMENSION,
   /** Milliseconds, read as Maximum: age of the oldest event still unpublished in the rows an invocation saw. */
-  oldestPendingAgeMs: 'OutboxOldestPendingAgeMs',
+  oldestPendingAgeMs: EMITTED.oldestPendingAge,
   /** Count, read as Sum: events the relay gave up on for good and moved to quarantine rows. */
-  eventsQuarantined: 'OutboxEventsQuarantined',
+  eventsQuarantined: EMITTED.eventsQuarantined,
   /** Count, read as Sum: sends to Kafka that failed and will be retried. */
-  publishFailures: 'OutboxPublishFailures',
+  publishFailures: EMITTED.publishFailures,
   /** Count, read as Sum: events published and removed from their queue rows. */
-  eventsPublished: 'OutboxEventsPublished',
+  eventsPublished: EMITTED.eventsPublished,
 } as const;

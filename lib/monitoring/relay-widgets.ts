@@ -28,7 +28,7 @@ export class RelayMetrics {
     this.#relay = relay;
   }
 
-  /** A metric the relay emits as EMF, dimension `Relay` = its function's name. */
+  /** A metric the relay emits as EMF, dimension `service` = its function's name. */
   relay(metricName: string, statistic: string): cloudwatch.Metric {
     return new cloudwatch.Metric({
       namespace: RELAY_METRICS.namespace,

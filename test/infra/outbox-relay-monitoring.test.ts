@@ -102,23 +102,23 @@ describe('RelayMonitoring', () => {
       ],
       Threshold: 1,
     });
-    const relayDimension = [{ Name: 'Relay', Value: fn }];
+    const relayDimension = [{ Name: 'service', Value: fn }];
     expect(alarms.RelayPendingAge?.Properties).toMatchObject({
       Namespace: METRICS_NAMESPACE,
-      MetricName: 'OutboxOldestPendingAgeMs',
+      MetricName: 'OldestPendingAgeMs',
       Statistic: 'Maximum',
       Dimensions: relayDimension,
       Threshold: 900_000,
     });
     expect(alarms.RelayQuarantined?.Properties).toMatchObject({
       Namespace: METRICS_NAMESPACE,
-      MetricName: 'OutboxEventsQuarantined',
+      MetricName: 'EventsQuarantined',
       Statistic: 'Sum',
       Dimensions: relayDimension,
     });
     expect(alarms.RelayPublishFailures?.Properties).toMatchObject({
       Namespace: METRICS_NAMESPACE,
-      MetricName: 'OutboxPublishFailures',
+      MetricName: 'PublishFailures',
       Statistic: 'Sum',
       Dimensions: relayDimension,
       EvaluationPeriods: 3,
@@ -129,20 +129,20 @@ describe('RelayMonitoring', () => {
   it('names the relay metrics once, in the namespace the consumer uses', () => {
     expect(RELAY_METRICS).toEqual({
       namespace: METRICS_NAMESPACE,
-      dimension: 'Relay',
-      oldestPendingAgeMs: 'OutboxOldestPendingAgeMs',
-      eventsQuarantined: 'OutboxEventsQuarantined',
-      publishFailures: 'OutboxPublishFailures',
-      eventsPublished: 'OutboxEventsPublished',
+      dimension: 'service',
+      oldestPendingAgeMs: 'OldestPendingAgeMs',
+      eventsQuarantined: 'EventsQuarantined',
+      publishFailures: 'PublishFailures',
+      eventsPublished: 'EventsPublished',
     });
   });
 
   it('draws every relay metric, the lag, the mapping, the function and the failure queue on one dashboard', () => {
     const drawn = dashboardMetrics(built.template);
-    for (const name of ['OutboxEventsPublished', 'OutboxEventsQuarantined', 'OutboxPublishFailures']) {
+    for (const name of ['EventsPublished', 'EventsQuarantined', 'PublishFailures']) {
       expect(drawn).toContain(`${METRICS_NAMESPACE}/${name}`);
     }
-    expect(drawn).toContain(`${METRICS_NAMESPACE}/OutboxOldestPendingAgeMs`);
+    expect(drawn).toContain(`${METRICS_NAMESPACE}/OldestPendingAgeMs`);
     for (const name of ['IteratorAge', 'Errors', 'Invocations', 'Duration', 'FilteredOutEventCount']) {
       expect(drawn).toContain(`AWS/Lambda/${name}`);
     }
