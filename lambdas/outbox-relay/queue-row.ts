@@ -5,6 +5,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue as StreamAttributeValue } from 'aws-lambda';
+import { eventBytes } from '../core/outbox-appends.js';
 import {
   OUTBOX_ATTRIBUTES as A,
   OUTBOX_EVENT_FIELDS as F,
@@ -41,17 +42,13 @@ export interface QueueRow {
  * The bytes an event counts for in `pending_bytes`: UTF-8 bytes of its value, its key and its headers'
  * names and values (outbox-rows.ts). The consumer's append adds the same sum; the relay subtracts it.
  */
+/** What an event counts for in its row's `pending_bytes`: the consumer's own count (eventBytes), one rule. */
 export function pendingBytesOf(
   value: string | Uint8Array,
   key: string,
   headers: Readonly<Record<string, string>>,
 ): number {
-  let bytes = typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : value.byteLength;
-  bytes += Buffer.byteLength(key, 'utf8');
-  for (const [name, text] of Object.entries(headers)) {
-    bytes += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(text, 'utf8');
-  }
-  return bytes;
+  return eventBytes({ topic: '', key, value, headers });
 }
 
 /** The row an item holds, or what makes it unreadable (a row no consumer of this contract wrote). */
