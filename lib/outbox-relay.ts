@@ -9,6 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { OUTBOX_ATTRIBUTES, OUTBOX_CHANGE } from '../lambdas/core/outbox-rows.js';
 import { RELAY_SETTINGS } from '../lambdas/outbox-relay/relay-settings.js';
+import { RELAY_STREAM_FILTER } from '../lambdas/outbox-relay/relay-stream-filter.js';
 import { HANDLER_BUNDLE, RELAY_ENTRY } from './bundling.js';
 import { handlerBundling } from './function-bundling.js';
 import { throwIfProblems } from './invalid-props-error.js';
@@ -140,16 +141,7 @@ export class OutboxRelay extends Construct {
       onFailure: new SqsDlq(this.failureQueue),
       // Only the consumers' appends: the relay's own writes (`published`, `quarantined`) and removals
       // (no new image) never invoke it (docs/aws-facts.md#the-outbox-relays-stream-and-msk-writes).
-      filters: [
-        lambda.FilterCriteria.filter({
-          eventName: lambda.FilterRule.or('INSERT', 'MODIFY'),
-          dynamodb: {
-            NewImage: {
-              [OUTBOX_ATTRIBUTES.change]: { S: lambda.FilterRule.isEqual(OUTBOX_CHANGE.appended) },
-            },
-          },
-        }),
-      ],
+      filters: [lambda.FilterCriteria.filter(RELAY_STREAM_FILTER)],
       metricsConfig: { metrics: [lambda.MetricType.EVENT_COUNT] },
     });
     // Lambda checks the role's stream read when it creates the mapping: create it after the policy.
