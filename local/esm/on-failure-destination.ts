@@ -52,12 +52,13 @@ export interface OnFailureRecord {
   readonly payload: string;
 }
 
-export interface OnFailureDestination {
+/** The record type is a parameter: Kafka's invocation record by default, the DynamoDB stream's in local/streams/. */
+export interface OnFailureDestination<TRecord = OnFailureRecord> {
   /** For summaries, e.g. the folder path. */
   describe(): string;
-  send(record: OnFailureRecord): Promise<void>;
+  send(record: TRecord): Promise<void>;
   /** Every record sent so far, oldest first. */
-  list(): Promise<OnFailureRecord[]>;
+  list(): Promise<TRecord[]>;
 }
 
 export interface OnFailureRecordInput {
@@ -118,18 +119,18 @@ export function buildOnFailureRecord(input: OnFailureRecordInput): OnFailureReco
 }
 
 /** Keeps records in memory: for tests. */
-export class InMemoryDestination implements OnFailureDestination {
-  readonly records: OnFailureRecord[] = [];
+export class InMemoryDestination<TRecord = OnFailureRecord> implements OnFailureDestination<TRecord> {
+  readonly records: TRecord[] = [];
 
   describe(): string {
     return 'memory';
   }
 
-  async send(record: OnFailureRecord): Promise<void> {
+  async send(record: TRecord): Promise<void> {
     this.records.push(record);
   }
 
-  async list(): Promise<OnFailureRecord[]> {
+  async list(): Promise<TRecord[]> {
     return [...this.records];
   }
 }
