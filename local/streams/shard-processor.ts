@@ -8,6 +8,7 @@
  * the checkpoint, which is what Lambda's re-read from its checkpoint gives.
  */
 import { randomUUID } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import { countFailedInvocation, type MappingStats } from '../esm/esm-stats.js';
 import type { InvocationOutcome, LambdaFunction } from '../esm/lambda-function.js';
 import { MAX_INVOCATION_PAYLOAD_BYTES } from '../esm/msk-event.js';
@@ -123,6 +124,9 @@ export class ShardProcessor {
       }
       if (await this.#discardAged(maxRecords)) continue;
       await this.#deliver(this.#takeBatch(maxRecords));
+      // A retry needs no read, and an in-process function that fails at once settles in microtasks: without
+      // a turn of the event loop here, a batch failing for ever would starve every timer (a drain's deadline).
+      await setImmediate();
     }
   }
 

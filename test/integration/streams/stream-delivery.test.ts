@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createStreamTable,
@@ -80,7 +81,11 @@ describe('the DynamoDB stream mapping delivers', () => {
 
   it('one batch of what was written within the batching window', async () => {
     const { mapping, events } = await startMapping(table, succeed, { settings: { batchingWindowMs: 1500 } });
-    for (let n = 1; n <= 4; n++) await table.put(`k${n}`, `v${n}`);
+    for (let n = 1; n <= 4; n++) {
+      await table.put(`k${n}`, `v${n}`);
+      // Far apart for the shard's polls (every 20 ms here): without the window, four batches.
+      await sleep(100);
+    }
 
     await mapping.drained(DRAIN_MS);
 
@@ -123,5 +128,12 @@ describe('the DynamoDB stream mapping delivers', () => {
     expect(mapping.progress()).toEqual([
       { shardId: expect.any(String), checkpoint: all.at(-1), pending: 0, ended: false },
     ]);
+
+    // Only filtered records since: no invocation, and the checkpoint moves past them all the same.
+    await table.put('q4', 'four published', published);
+    await mapping.drained(DRAIN_MS);
+
+    expect(events).toHaveLength(1);
+    expect(mapping.progress()[0]?.checkpoint).toBe((await table.sequenceNumbers()).at(-1));
   });
 });
