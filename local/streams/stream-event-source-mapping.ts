@@ -38,6 +38,8 @@ export type { CrashFaults, ShardProgress, StreamInvocationReport } from './shard
 export interface StreamEventSourceMappingOptions {
   /** DynamoDB Local's endpoint: it serves both the DynamoDB and the DynamoDB Streams API. */
   readonly endpoint: string;
+  /** Clients to use instead of ones made for `endpoint` (a unit test's fakes); left open on stop. */
+  readonly clients?: { readonly dynamoDb: DynamoDBClient; readonly streams: DynamoDBStreamsClient };
   /** The table whose latest stream is read; it must have one (StreamSpecification). */
   readonly tableName: string;
   readonly function: LambdaFunction<DynamoDBStreamEvent>;
@@ -89,8 +91,8 @@ export class StreamEventSourceMapping {
     this.settings = resolveStreamSettings(options.settings);
     this.destination = options.destination ?? new InMemoryDestination<StreamOnFailureRecord>();
     this.#options = options;
-    this.#dynamoDb = localDynamoDbClient(options.endpoint);
-    this.#streams = localStreamsClient(options.endpoint);
+    this.#dynamoDb = options.clients?.dynamoDb ?? localDynamoDbClient(options.endpoint);
+    this.#streams = options.clients?.streams ?? localStreamsClient(options.endpoint);
     this.#matches = streamRecordFilter(this.settings.filters);
   }
 
@@ -162,8 +164,10 @@ export class StreamEventSourceMapping {
     this.#progress.wake();
     await this.#discovery;
     await Promise.all([...this.#shards.values()].map((entry) => entry.run));
-    this.#streams.destroy();
-    this.#dynamoDb.destroy();
+    if (!this.#options.clients) {
+      this.#streams.destroy();
+      this.#dynamoDb.destroy();
+    }
     if (this.#failure !== undefined) throw this.#failure;
   }
 
