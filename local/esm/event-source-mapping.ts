@@ -9,7 +9,7 @@
  * up to the record to redeliver and sought back to it; the next batch is polled from there.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { type Batch, collectBatch, firstOf, lastOf, toBatch } from './batch-collector.js';
 import { checkpoints, interpretResponse } from './batch-response.js';
 import { type EsmSettings, type ResolvedEsmSettings, resolveEsmSettings } from './esm-settings.js';
@@ -167,6 +167,9 @@ export class EventSourceMapping {
         continue;
       }
       const settled = await this.#deliver(batch, faults);
+      // An in-memory source and an in-process function that fails at once settle in microtasks: without a
+      // turn of the event loop here, a batch retried for ever starves every timer (waitUntilCaughtUp's deadline).
+      await setImmediate();
       if (settled === 'function-error' && this.settings.bisectOnFunctionError && batch.records.length > 1) {
         // BisectBatchOnFunctionError: split the batch in two and retry; the first half is polled again first.
         // https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
