@@ -186,6 +186,19 @@ describe('after a failed invocation, the DynamoDB stream mapping', () => {
     expect(mapping.stats).toMatchObject({ destinationBatches: 1, destinationRecords: 2 });
   });
 
+  it('keeps retrying a failing batch by default, and a drain gives up at its deadline naming what is kept', async () => {
+    await putValues('r0');
+    const { mapping } = await startMapping(table, async () => {
+      throw new Error('always');
+    });
+
+    await expect(mapping.drained(300)).rejects.toThrow(
+      /not drained within 300 ms \(.*: checkpoint none, 1 kept\)/,
+    );
+    expect(mapping.stats.functionErrors).toBeGreaterThan(1);
+    expect(mapping.stats.destinationBatches).toBe(0);
+  });
+
   it('discards records older than MaximumRecordAgeInSeconds without invoking the function', async () => {
     await putValues('r0', 'r1');
     const destination = new InMemoryDestination<StreamOnFailureRecord>();
