@@ -7,7 +7,6 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { OUTBOX_ATTRIBUTES, OUTBOX_CHANGE } from '../lambdas/core/outbox-rows.js';
 import { RELAY_SETTINGS } from '../lambdas/outbox-relay/relay-settings.js';
 import { RELAY_STREAM_FILTER } from '../lambdas/outbox-relay/relay-stream-filter.js';
 import { HANDLER_BUNDLE, RELAY_ENTRY } from './bundling.js';

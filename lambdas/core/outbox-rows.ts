@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
  * One **queue row** per consumer, topic and Kafka key holds that key's unpublished events as a list, in the
  * order their effects committed: DynamoDB serializes the transactions that touch one item, and each appends
  * to the list's end. DynamoDB Streams keeps the order of changes to one item only (docs/aws-facts.md#dynamodb-
- * streams), so keeping a key's events in one item is what lets the relay publish them in commit order.
+ * streams-and-lambdas-stream-event-source), so keeping a key's events in one item is what lets the relay publish them in commit order.
  * One **quarantine row** per event the relay could not publish for good (too large for the topic, a topic
  * that does not exist): taken out of its queue so it never blocks the key's later events.
  */

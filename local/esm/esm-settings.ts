@@ -96,6 +96,6 @@ export function resolveEsmSettings(settings: EsmSettings = {}): ResolvedEsmSetti
   return { ...resolved, effectiveMaxRetryAttempts };
 }
 
-function isIntegerIn(value: number, min: number, max: number): boolean {
+export function isIntegerIn(value: number, min: number, max: number): boolean {
   return Number.isInteger(value) && value >= min && value <= max;
 }

@@ -1,13 +1,18 @@
-/** What the emulated event source mapping counted while it ran: for summaries, progress lines and tests. */
-export interface EsmStats {
+import type { InvocationOutcome } from './lambda-function.js';
+
+/**
+ * What an emulated event source mapping counted while it ran: for summaries, progress lines and tests. The
+ * Kafka mapping (local/esm/) and the DynamoDB stream mapping (local/streams/) count the same things.
+ */
+export interface MappingStats {
   invocations: number;
   /** Records handed to the function, counting every redelivery. */
   deliveredRecords: number;
   /** Deliveries of a record that had been delivered before. */
   redeliveredRecords: number;
   /**
-   * Records the mapping's filters kept from the function (committed all the same), counting a record again
-   * each time it is polled, as Lambda's FilteredOutEventCount does.
+   * Records the mapping's filters kept from the function (checkpointed all the same), counting a record
+   * again each time it is polled, as Lambda's FilteredOutEventCount does.
    */
   filteredOutRecords: number;
   /** Invocations whose response reported records. */
@@ -19,17 +24,21 @@ export interface EsmStats {
   crashes: number;
   timeouts: number;
   bisections: number;
-  /** Injected: successful batches delivered again because their commit was lost. */
-  duplicateDeliveries: number;
-  /** Injected: fenced second invocations over an overlapping batch. */
-  overlappingInvocations: number;
   destinationBatches: number;
   destinationRecords: number;
   /** The latest function error (`<errorType>: <message>`), to say why batches were retried. */
   lastFunctionError: string | undefined;
 }
 
-export function newEsmStats(): EsmStats {
+/** The Kafka mapping's counts: the shared ones, and its injected faults. */
+export interface EsmStats extends MappingStats {
+  /** Injected: successful batches delivered again because their commit was lost. */
+  duplicateDeliveries: number;
+  /** Injected: fenced second invocations over an overlapping batch. */
+  overlappingInvocations: number;
+}
+
+export function newMappingStats(): MappingStats {
   return {
     invocations: 0,
     deliveredRecords: 0,
@@ -42,10 +51,25 @@ export function newEsmStats(): EsmStats {
     crashes: 0,
     timeouts: 0,
     bisections: 0,
-    duplicateDeliveries: 0,
-    overlappingInvocations: 0,
     destinationBatches: 0,
     destinationRecords: 0,
     lastFunctionError: undefined,
   };
+}
+
+export function newEsmStats(): EsmStats {
+  return { ...newMappingStats(), duplicateDeliveries: 0, overlappingInvocations: 0 };
+}
+
+/** Counts an invocation that did not return: a function error (and why), a crash or a timeout. */
+export function countFailedInvocation(
+  stats: MappingStats,
+  outcome: Exclude<InvocationOutcome, { kind: 'returned' }>,
+): void {
+  if (outcome.kind === 'threw') {
+    stats.functionErrors++;
+    stats.lastFunctionError = `${outcome.errorType}: ${outcome.errorMessage}`;
+  }
+  if (outcome.kind === 'crashed') stats.crashes++;
+  if (outcome.kind === 'timed-out') stats.timeouts++;
 }

@@ -9,11 +9,11 @@
  * up to the record to redeliver and sought back to it; the next batch is polled from there.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { type Batch, collectBatch, firstOf, lastOf, toBatch } from './batch-collector.js';
 import { checkpoints, interpretResponse } from './batch-response.js';
 import { type EsmSettings, type ResolvedEsmSettings, resolveEsmSettings } from './esm-settings.js';
-import { type EsmStats, newEsmStats } from './esm-stats.js';
+import { countFailedInvocation, type EsmStats, newEsmStats } from './esm-stats.js';
 import { type FaultPlan, NO_FAULTS } from './fault-plan.js';
 import { functionArn, type InvocationOutcome, type LambdaFunction } from './lambda-function.js';
 import { buildMskEvent, type MskEvent, type MskEventEnvelope } from './msk-event.js';
@@ -25,6 +25,7 @@ import {
 import { type FilteredBatch, recordFilter } from './record-filter.js';
 import type { RecordSource, SourceRecord, TopicPartition } from './record-source.js';
 import { topicPartitionKey } from './record-source.js';
+import { RetryCounter } from './retry-counter.js';
 import { Wakeup } from './wakeup.js';
 
 export interface EventSourceMappingOptions {
@@ -50,13 +51,6 @@ export interface InvocationReport {
   readonly crashAfterWrites?: number;
 }
 
-interface RetryState {
-  /** The offset redelivery starts from. */
-  readonly offset: number;
-  /** Failed invocations that had to redeliver from `offset`. */
-  failedAttempts: number;
-}
-
 export class EventSourceMapping {
   readonly settings: ResolvedEsmSettings;
   readonly stats: EsmStats = newEsmStats();
@@ -69,7 +63,8 @@ export class EventSourceMapping {
   readonly #filter: (batch: Batch) => FilteredBatch;
   readonly #envelope: MskEventEnvelope;
   readonly #functionArn: string;
-  readonly #retries = new Map<string, RetryState>();
+  /** Per partition key, failed attempts at redelivering from one offset. */
+  readonly #retries: RetryCounter<number>;
   /** Per partition key, the highest offset ever delivered: anything at or below it is a redelivery. */
   readonly #highestDelivered = new Map<string, number>();
   readonly #pollers: Promise<void>[] = [];
@@ -87,6 +82,7 @@ export class EventSourceMapping {
     this.#now = options.now ?? Date.now;
     this.#onInvocation = options.onInvocation;
     this.#filter = recordFilter(this.settings.filters);
+    this.#retries = new RetryCounter(this.settings.effectiveMaxRetryAttempts);
     this.#envelope = {
       eventSource: this.settings.eventSource,
       ...(this.settings.eventSource === 'aws:kafka' ? { eventSourceArn: this.settings.eventSourceArn } : {}),
@@ -171,6 +167,9 @@ export class EventSourceMapping {
         continue;
       }
       const settled = await this.#deliver(batch, faults);
+      // An in-memory source and an in-process function that fails at once settle in microtasks: without a
+      // turn of the event loop here, a batch retried for ever starves every timer (waitUntilCaughtUp's deadline).
+      await setImmediate();
       if (settled === 'function-error' && this.settings.bisectOnFunctionError && batch.records.length > 1) {
         // BisectBatchOnFunctionError: split the batch in two and retry; the first half is polled again first.
         // https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
@@ -213,12 +212,7 @@ export class EventSourceMapping {
     if (overlapping) this.stats.overlappingInvocations++;
 
     if (outcome.kind !== 'returned') {
-      if (outcome.kind === 'threw') {
-        this.stats.functionErrors++;
-        this.stats.lastFunctionError = `${outcome.errorType}: ${outcome.errorMessage}`;
-      }
-      if (outcome.kind === 'crashed') this.stats.crashes++;
-      if (outcome.kind === 'timed-out') this.stats.timeouts++;
+      countFailedInvocation(this.stats, outcome);
       // A function error retries the whole batch. https://docs.aws.amazon.com/lambda/latest/dg/kafka-retry-configurations.html
       await this.#redeliverWhole(batch, true);
       await this.#seekFilteredOnly(polled, batch);
@@ -320,13 +314,8 @@ export class EventSourceMapping {
 
   /** Records one more failed attempt at redelivering `key` from `offset`; true when retries are exhausted. */
   #countFailure(key: string, offset: number): boolean {
-    const previous = this.#retries.get(key);
-    const state = previous?.offset === offset ? previous : { offset, failedAttempts: 0 };
-    state.failedAttempts++;
-    this.#retries.set(key, state);
-    const max = this.settings.effectiveMaxRetryAttempts;
     // MaximumRetryAttempts counts retries after the first attempt; -1 retries until the record ages out.
-    return max !== -1 && state.failedAttempts > max;
+    return this.#retries.fail(key, offset);
   }
 
   /**
@@ -353,10 +342,7 @@ export class EventSourceMapping {
   async #giveUp(records: SourceRecord[], condition: FailureCondition, functionError: boolean): Promise<void> {
     const batch = toBatch(records);
     const event = buildMskEvent(this.#envelope, batch.records);
-    const attempts = Math.max(
-      0,
-      ...[...batch.partitions.keys()].map((key) => this.#retries.get(key)?.failedAttempts ?? 0),
-    );
+    const attempts = Math.max(0, ...[...batch.partitions.keys()].map((key) => this.#retries.attempts(key)));
     await this.#destination.send(
       buildOnFailureRecord({
         condition,
@@ -379,8 +365,7 @@ export class EventSourceMapping {
   async #commit(topicPartition: TopicPartition, nextOffset: number): Promise<void> {
     const key = topicPartitionKey(topicPartition);
     await this.#source.commit(topicPartition, nextOffset);
-    const retry = this.#retries.get(key);
-    if (retry && nextOffset > retry.offset) this.#retries.delete(key);
+    this.#retries.settle(key, (offset) => nextOffset > offset);
     this.#committed.wake();
   }
 }

@@ -1,7 +1,9 @@
 /**
- * The function port: how the emulator invokes a handler and what can come back. Two runtimes implement
- * it: `InProcessFunction` (a handler function in this process, for tests) and the worker-thread runtime
- * in local/lambda-runtime/ (the deployed bundle in its own execution environment, which can really crash).
+ * The function port: how an emulated event source mapping invokes a handler and what can come back. Two
+ * runtimes implement it: `InProcessFunction` (a handler function in this process, for tests) and the
+ * worker-thread runtime in local/lambda-runtime/ (the deployed bundle in its own execution environment,
+ * which can really crash). The event type is a parameter: the Kafka mapping (local/esm/) sends MSK events,
+ * the DynamoDB stream mapping (local/streams/) stream events; it defaults to the MSK event.
  */
 import type { Context } from 'aws-lambda';
 import type { MskEvent } from './msk-event.js';
@@ -12,8 +14,8 @@ import type { MskEvent } from './msk-event.js';
  */
 export type LambdaContext = Context;
 
-export interface InvocationRequest {
-  readonly event: MskEvent;
+export interface InvocationRequest<TEvent = MskEvent> {
+  readonly event: TEvent;
   readonly requestId: string;
   /** Epoch ms at which Lambda would stop the invocation (start + function timeout). */
   readonly deadlineMs: number;
@@ -32,16 +34,19 @@ export type InvocationOutcome =
   | { readonly kind: 'crashed'; readonly reason: string }
   | { readonly kind: 'timed-out' };
 
-export interface LambdaFunction {
+export interface LambdaFunction<TEvent = MskEvent> {
   describe(): string;
   /** The function's configured environment variables, as GetFunctionConfiguration gives them. */
   readonly environment?: Readonly<Record<string, string>>;
-  invoke(request: InvocationRequest): Promise<InvocationOutcome>;
+  invoke(request: InvocationRequest<TEvent>): Promise<InvocationOutcome>;
   /** Ends every execution environment. */
   close(): Promise<void>;
 }
 
-export type KafkaHandler = (event: MskEvent, context: LambdaContext) => Promise<unknown>;
+/** A handler as Lambda's Node.js runtime calls it: the event and the context, answered by a promise. */
+export type FunctionHandler<TEvent> = (event: TEvent, context: LambdaContext) => Promise<unknown>;
+
+export type KafkaHandler = FunctionHandler<MskEvent>;
 
 export interface FunctionIdentity {
   readonly functionName: string;
@@ -101,11 +106,11 @@ export function untilDeadline(deadlineMs: number): () => number {
  * Runs a handler function in this process. It cannot stop a handler mid-batch: a crash runs the handler
  * to the end and then loses its response, and a timed-out handler keeps running in the background.
  */
-export class InProcessFunction implements LambdaFunction {
-  readonly #handler: KafkaHandler;
+export class InProcessFunction<TEvent = MskEvent> implements LambdaFunction<TEvent> {
+  readonly #handler: FunctionHandler<TEvent>;
   readonly #identity: FunctionIdentity;
 
-  constructor(handler: KafkaHandler, identity: FunctionIdentity = { functionName: 'in-process' }) {
+  constructor(handler: FunctionHandler<TEvent>, identity: FunctionIdentity = { functionName: 'in-process' }) {
     this.#handler = handler;
     this.#identity = identity;
   }
@@ -118,7 +123,7 @@ export class InProcessFunction implements LambdaFunction {
     return `in-process ${this.#identity.functionName}`;
   }
 
-  async invoke(request: InvocationRequest): Promise<InvocationOutcome> {
+  async invoke(request: InvocationRequest<TEvent>): Promise<InvocationOutcome> {
     const context = createLambdaContext(this.#identity, {
       requestId: request.requestId,
       remainingMs: untilDeadline(request.deadlineMs),

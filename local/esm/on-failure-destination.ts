@@ -14,14 +14,18 @@ import type { MskEvent } from './msk-event.js';
  */
 export type FailureCondition = 'RetryAttemptsExhausted' | 'MaximumPayloadSizeExceeded' | 'RecordAgeExceeded';
 
-export interface OnFailureRecord {
+/**
+ * How every event source's invocation record begins (Kafka's here, the DynamoDB stream's in local/streams/):
+ * who gave up, why, and how the last attempt ended.
+ */
+export interface InvocationRecordContext<TCondition extends string = FailureCondition> {
   readonly requestContext: {
     readonly requestId: string;
     readonly functionArn: string;
-    readonly condition: FailureCondition;
+    readonly condition: TCondition;
     readonly approximateInvokeCount: number;
   };
-  /** Null when the batch was never invoked (too large). */
+  /** Null when no invocation carried the batch (too large; or, for streams, aged out before any). */
   readonly responseContext: {
     readonly statusCode: number;
     readonly executedVersion: string;
@@ -30,6 +34,44 @@ export interface OnFailureRecord {
   readonly version: '1.0';
   /** ISO-8601. */
   readonly timestamp: string;
+}
+
+export interface InvocationContextInput<TCondition extends string> {
+  readonly condition: TCondition;
+  readonly requestId: string;
+  readonly functionArn: string;
+  readonly approximateInvokeCount: number;
+  /** Whether the last attempt was a function error (thrown, crashed, timed out) rather than reported records. */
+  readonly functionError: boolean;
+  /** False for a batch given up before any invocation carried it. */
+  readonly invoked: boolean;
+  readonly now: Date;
+}
+
+export function invocationRecordContext<TCondition extends string>(
+  input: InvocationContextInput<TCondition>,
+): InvocationRecordContext<TCondition> {
+  return {
+    requestContext: {
+      requestId: input.requestId,
+      functionArn: input.functionArn,
+      condition: input.condition,
+      approximateInvokeCount: input.approximateInvokeCount,
+    },
+    // The documented example: null when the payload was too large to invoke.
+    responseContext: input.invoked
+      ? {
+          statusCode: 200,
+          executedVersion: '$LATEST',
+          ...(input.functionError ? { functionError: 'Unhandled' } : {}),
+        }
+      : null,
+    version: '1.0',
+    timestamp: input.now.toISOString(),
+  };
+}
+
+export interface OnFailureRecord extends InvocationRecordContext {
   readonly KafkaBatchInfo: {
     readonly batchSize: number;
     readonly eventSourceArn?: string;
@@ -52,46 +94,25 @@ export interface OnFailureRecord {
   readonly payload: string;
 }
 
-export interface OnFailureDestination {
+/** The record type is a parameter: Kafka's invocation record by default, the DynamoDB stream's in local/streams/. */
+export interface OnFailureDestination<TRecord = OnFailureRecord> {
   /** For summaries, e.g. the folder path. */
   describe(): string;
-  send(record: OnFailureRecord): Promise<void>;
+  send(record: TRecord): Promise<void>;
   /** Every record sent so far, oldest first. */
-  list(): Promise<OnFailureRecord[]>;
+  list(): Promise<TRecord[]>;
 }
 
-export interface OnFailureRecordInput {
-  readonly condition: FailureCondition;
+/** Whether the batch was invoked follows from the condition: only a batch too large never was. */
+export interface OnFailureRecordInput extends Omit<InvocationContextInput<FailureCondition>, 'invoked'> {
   readonly event: MskEvent;
-  readonly requestId: string;
-  readonly functionArn: string;
-  readonly approximateInvokeCount: number;
-  /** Whether the last attempt was a function error (thrown, crashed, timed out) rather than reported records. */
-  readonly functionError: boolean;
-  readonly now: Date;
 }
 
 export function buildOnFailureRecord(input: OnFailureRecordInput): OnFailureRecord {
   const payload = JSON.stringify(input.event);
   const partitions = Object.entries(input.event.records);
   return {
-    requestContext: {
-      requestId: input.requestId,
-      functionArn: input.functionArn,
-      condition: input.condition,
-      approximateInvokeCount: input.approximateInvokeCount,
-    },
-    // The documented example: null when the payload was too large to invoke.
-    responseContext:
-      input.condition === 'MaximumPayloadSizeExceeded'
-        ? null
-        : {
-            statusCode: 200,
-            executedVersion: '$LATEST',
-            ...(input.functionError ? { functionError: 'Unhandled' } : {}),
-          },
-    version: '1.0',
-    timestamp: input.now.toISOString(),
+    ...invocationRecordContext({ ...input, invoked: input.condition !== 'MaximumPayloadSizeExceeded' }),
     KafkaBatchInfo: {
       batchSize: partitions.reduce((sum, [, records]) => sum + records.length, 0),
       ...(input.event.eventSourceArn !== undefined ? { eventSourceArn: input.event.eventSourceArn } : {}),
@@ -118,18 +139,18 @@ export function buildOnFailureRecord(input: OnFailureRecordInput): OnFailureReco
 }
 
 /** Keeps records in memory: for tests. */
-export class InMemoryDestination implements OnFailureDestination {
-  readonly records: OnFailureRecord[] = [];
+export class InMemoryDestination<TRecord = OnFailureRecord> implements OnFailureDestination<TRecord> {
+  readonly records: TRecord[] = [];
 
   describe(): string {
     return 'memory';
   }
 
-  async send(record: OnFailureRecord): Promise<void> {
+  async send(record: TRecord): Promise<void> {
     this.records.push(record);
   }
 
-  async list(): Promise<OnFailureRecord[]> {
+  async list(): Promise<TRecord[]> {
     return [...this.records];
   }
 }

@@ -43,7 +43,8 @@ export interface WorkerFunctionStats {
   coldStarts: number;
 }
 
-export class WorkerFunction implements LambdaFunction {
+/** Runs whatever event it is given (an MSK event, a DynamoDB stream event): the bundle decides what it takes. */
+export class WorkerFunction implements LambdaFunction<unknown> {
   readonly stats: WorkerFunctionStats = { coldStarts: 0 };
   readonly #options: WorkerFunctionOptions;
   readonly #idle: ExecutionEnvironment[] = [];
@@ -63,7 +64,7 @@ export class WorkerFunction implements LambdaFunction {
     return `worker bundle ${this.#options.handlerPath}`;
   }
 
-  async invoke(request: InvocationRequest): Promise<InvocationOutcome> {
+  async invoke(request: InvocationRequest<unknown>): Promise<InvocationOutcome> {
     let environment = this.#idle.pop();
     if (!environment) {
       try {
@@ -150,7 +151,7 @@ class ExecutionEnvironment {
     return environment;
   }
 
-  async invoke(request: InvocationRequest): Promise<InvocationOutcome> {
+  async invoke(request: InvocationRequest<unknown>): Promise<InvocationOutcome> {
     let crashed = false;
     this.#gate.arm(
       request.crashAfterWrites === undefined

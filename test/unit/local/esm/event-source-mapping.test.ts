@@ -188,6 +188,22 @@ describe('EventSourceMapping', () => {
     expect(committed(h, 0)).toBe(5);
   });
 
+  it('lets timers run while a batch is retried for ever: the wait for the log end gives up at its deadline', async () => {
+    const h = await harness(
+      async () => {
+        throw new Error('always');
+      },
+      { partitions: 1, perPartition: 1, settings: { hasOnFailureDestination: false } },
+    );
+    await h.mapping.start();
+    try {
+      await expect(h.mapping.waitUntilCaughtUp(300)).rejects.toThrow(/did not catch up within 300 ms/);
+    } finally {
+      await h.mapping.stop();
+    }
+    expect(h.mapping.stats.functionErrors).toBeGreaterThan(1);
+  });
+
   it('caps infinite retries at 10 when a destination is configured', async () => {
     const h = await harness(
       async () => {
