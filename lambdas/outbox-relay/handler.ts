@@ -14,6 +14,7 @@ import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { type Clock, systemClock } from '../core/clock.js';
 import { KafkaPublisher } from './kafka-publisher.js';
+import { PublishedIds } from './published-ids.js';
 import type { Publisher } from './publisher.js';
 import { relayBatch } from './relay-batch.js';
 import { type RelayConfig, readRelayConfig } from './relay-config.js';
@@ -59,6 +60,8 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
       requestHandler: { requestTimeout: 5_000, connectionTimeout: 2_000, httpsAgent: { keepAlive: true } },
     });
   const clock = options.clock ?? systemClock;
+  // Lives as long as the container: later invocations skip what it already published (published-ids.ts).
+  const publishedIds = new PublishedIds();
   const log = {
     warn: (message: string, details: Record<string, unknown>) => logger.warn(message, details),
     error: (message: string, details: Record<string, unknown>) => logger.error(message, details),
@@ -80,6 +83,7 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
         clock,
         log,
         remainingMs: () => context.getRemainingTimeInMillis(),
+        publishedIds,
       });
       emitRelayMetrics(metrics, logger, summary);
       return response;

@@ -8,6 +8,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 
 import type { Clock } from '../core/clock.js';
 import { UnreportableRecordError } from '../core/errors.js';
 import { OUTBOX_ATTRIBUTES as A, OUTBOX_CHANGE } from '../core/outbox-rows.js';
+import type { PublishedIds } from './published-ids.js';
 import type { Publisher } from './publisher.js';
 import type { OutboxTable } from './queue-removal.js';
 import { itemOfStreamImage, type PendingEvent, readQueueRow } from './queue-row.js';
@@ -25,6 +26,8 @@ export interface RelayBatchDeps {
   readonly log: RelayLog;
   /** The invocation's time left (Lambda's context). @default no deadline */
   readonly remainingMs?: () => number;
+  /** What this container published and removed in earlier invocations (published-ids.ts). @default none */
+  readonly publishedIds?: PublishedIds;
 }
 
 export interface RelaySummary {
@@ -69,14 +72,29 @@ export async function relayBatch(
   };
   // Ids this invocation took out of the outbox: a later record's image still lists them.
   const gone = new Set<string>();
+  // A row's latest image in the batch lists every event of its earlier images not yet removed, in order:
+  // the row is relayed once, from that image, where it first appears; its later records add nothing.
+  const latest = new Map<string, DynamoDBRecord>();
+  for (const record of records) {
+    const pk = record.dynamodb?.Keys?.[A.pk]?.S;
+    if (pk !== undefined) latest.set(pk, record);
+  }
+  const relayed = new Set<string>();
   for (const [index, record] of records.entries()) {
     const sequenceNumber = record.dynamodb?.SequenceNumber;
     if (!sequenceNumber) throw new UnreportableRecordError('a stream record has no SequenceNumber');
+    const pk = record.dynamodb?.Keys?.[A.pk]?.S;
+    if (pk !== undefined && relayed.has(pk)) {
+      summary.skipped += 1;
+      continue;
+    }
     if (index > 0 && deps.remainingMs && deps.remainingMs() < DEADLINE_MARGIN_MS) {
       summary.failedSequenceNumber = sequenceNumber;
       break;
     }
-    if (!(await relayRecord(record, deps, gone, summary))) {
+    if (pk !== undefined) relayed.add(pk);
+    // Reported at its first record on failure: Lambda retries from there, the later records with it.
+    if (!(await relayRecord((pk !== undefined && latest.get(pk)) || record, deps, gone, summary))) {
       summary.failedSequenceNumber = sequenceNumber;
       break;
     }
@@ -107,12 +125,15 @@ async function relayRecord(
   const nowMs = deps.clock.nowMs();
   if (row.oldestAt !== undefined)
     summary.oldestPendingAgeMs = max(summary.oldestPendingAgeMs, nowMs - row.oldestAt);
-  const pending = row.events.filter((pendingEvent) => !gone.has(pendingEvent.id));
+  const pending = row.events.filter(
+    (pendingEvent) => !gone.has(pendingEvent.id) && !deps.publishedIds?.has(pendingEvent.id, nowMs),
+  );
   if (pending.length === 0) return true;
   try {
     const report = await relayRow({ ...row, events: pending }, { ...deps, nowMs: () => deps.clock.nowMs() });
     count(summary, report.published, deps.clock.nowMs());
     for (const id of report.removal.gone) gone.add(id);
+    rememberPublished(deps, report.published, report.removal.gone);
     summary.quarantined += report.removal.quarantined.length;
     if (report.removal.left.length > 0) {
       deps.log.warn('published events left in their queue row behind an unsettled one', {
@@ -125,6 +146,7 @@ async function relayRecord(
     if (error instanceof RowPublishError) {
       count(summary, error.published, deps.clock.nowMs());
       for (const id of error.removal?.gone ?? []) gone.add(id);
+      rememberPublished(deps, error.published, error.removal?.gone ?? []);
       summary.quarantined += error.removal?.quarantined.length ?? 0;
       summary.publishFailures += 1;
       deps.log.warn('send failed for now; the record is retried', { pk: row.pk, error: error.message });
@@ -135,6 +157,21 @@ async function relayRecord(
     }
     return false;
   }
+}
+
+/**
+ * Published and removed: later invocations of this container skip them in older images. Quarantined ids
+ * are not kept (an operator may put them back).
+ */
+function rememberPublished(
+  deps: RelayBatchDeps,
+  published: readonly PendingEvent[],
+  gone: Iterable<string>,
+): void {
+  if (!deps.publishedIds) return;
+  const removed = new Set(gone);
+  const nowMs = deps.clock.nowMs();
+  for (const event of published) if (removed.has(event.id)) deps.publishedIds.add(event.id, nowMs);
 }
 
 function count(summary: RelaySummary, published: readonly PendingEvent[], nowMs: number): void {

@@ -36,6 +36,8 @@ export interface DemoOptions {
   readonly format: OrderValueFormat;
   /** Where the inbox and the orders are: DynamoDB Local, or Postgres (PGlite, embedded: demo-postgres.ts). */
   readonly store: DemoStore;
+  /** The chain orders → order consumer (inbox + outbox) → relay → payments → payment consumer (local/demo/pipeline/). */
+  readonly pipeline: boolean;
 }
 
 export const DEMO_STORES = ['dynamodb', 'postgres'] as const;
@@ -65,6 +67,7 @@ export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
   keep: false,
   format: 'json',
   store: 'dynamodb',
+  pipeline: false,
 };
 
 interface Flag {
@@ -198,6 +201,12 @@ const FLAGS: readonly Flag[] = [
   },
   { name: 'log-level', key: 'logLevel', kind: 'string', help: "the function's POWERTOOLS_LOG_LEVEL" },
   {
+    name: 'pipeline',
+    key: 'pipeline',
+    kind: 'boolean',
+    help: 'the chain orders → order consumer (inbox + outbox) → outbox relay → payments → payment consumer, verified end to end',
+  },
+  {
     name: 'keep',
     key: 'keep',
     kind: 'boolean',
@@ -296,6 +305,16 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
   }
   if (options.store === 'postgres' && options.keep === true) {
     problems.push('--keep keeps DynamoDB Local for msk-inbox: with --store postgres, drop --keep');
+  }
+  if (options.pipeline === true) {
+    const alone = ['store', 'keep', 'format', 'brokers', 'dynamodb-endpoint', 'partitions'].filter(
+      (name) => values[name] !== undefined,
+    );
+    if (alone.length > 0) {
+      problems.push(
+        `--pipeline runs its own setup on DynamoDB Local: drop ${alone.map((name) => `--${name}`).join(', ')}`,
+      );
+    }
   }
   if (problems.length > 0) throw new DemoUsageError(problems.join('; '));
   return { help: false, options: options as unknown as DemoOptions };

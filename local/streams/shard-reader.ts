@@ -9,6 +9,7 @@ import {
   type _Record,
   type DynamoDBStreamsClient,
   ExpiredIteratorException,
+  TrimmedDataAccessException,
   GetRecordsCommand,
   type GetRecordsCommandOutput,
   GetShardIteratorCommand,
@@ -72,7 +73,9 @@ export class ShardReader implements ShardRecordSource {
         new GetRecordsCommand({ ShardIterator: this.#iterator, Limit: limit }),
       );
     } catch (error) {
-      if (!(error instanceof ExpiredIteratorException)) throw error;
+      // DynamoDB Local answers a TRIM_HORIZON iterator taken while the shard was still empty with
+      // TrimmedDataAccessException once records arrive: take the iterator again, as for an expired one.
+      if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
       this.#iterator = await this.#iteratorFrom(this.#lastSequenceNumber);
       return { records: [], ended: false };
     }

@@ -30,7 +30,9 @@ import {
   outboxQueueKey,
 } from '../../lambdas/core/outbox-rows.js';
 import { pendingBytesOf } from '../../lambdas/outbox-relay/queue-row.js';
+import { RELAY_STREAM_FILTER } from '../../lambdas/outbox-relay/relay-stream-filter.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../../local/dynamodb-local/client.js';
+import { streamRecordFilter } from '../../local/streams/stream-filter.js';
 
 export interface OutboxBench {
   readonly client: DynamoDBClient;
@@ -76,13 +78,8 @@ export async function createOutboxBench(): Promise<OutboxBench> {
   };
 }
 
-/** The event source's filter (the relay construct's): inserts and modifies whose new image says `appended`. */
-function passesRelayFilter(record: DynamoDBRecord): boolean {
-  return (
-    (record.eventName === 'INSERT' || record.eventName === 'MODIFY') &&
-    record.dynamodb?.NewImage?.[A.change]?.S === OUTBOX_CHANGE.appended
-  );
-}
+/** The event source's filter, as the relay construct deploys it (one definition: relay-stream-filter.ts). */
+const passesRelayFilter = streamRecordFilter([RELAY_STREAM_FILTER]);
 
 async function readStream(
   streams: DynamoDBStreamsClient,

@@ -11,9 +11,15 @@ import { buildBundles } from '../../lambda-runtime/build-bundles.js';
 import { PROJECT_ROOT } from '../../project-paths.js';
 
 export const PIPELINE_FUNCTIONS = {
-  orders: { name: 'order-consumer', entry: join(PROJECT_ROOT, 'sample', 'order-consumer', 'emitting-handler.ts') },
+  orders: {
+    name: 'order-consumer',
+    entry: join(PROJECT_ROOT, 'sample', 'order-consumer', 'emitting-handler.ts'),
+  },
   relay: { name: 'outbox-relay', entry: resolve(RELAY_ENTRY) },
-  payments: { name: 'payment-consumer', entry: join(PROJECT_ROOT, 'sample', 'payment-consumer', 'handler.ts') },
+  payments: {
+    name: 'payment-consumer',
+    entry: join(PROJECT_ROOT, 'sample', 'payment-consumer', 'handler.ts'),
+  },
 } as const;
 
 export type PipelineFunctionName = keyof typeof PIPELINE_FUNCTIONS;
@@ -29,7 +35,9 @@ export async function buildPipelineBundles(
   directory: string,
 ): Promise<Record<PipelineFunctionName, PipelineBundle>> {
   const names = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunctionName[];
-  const built = await Promise.all(names.map((name) => buildBundles(join(directory, 'pipeline', name), PIPELINE_FUNCTIONS[name])));
+  const built = await Promise.all(
+    names.map((name) => buildBundles(join(directory, 'pipeline', name), PIPELINE_FUNCTIONS[name])),
+  );
   return Object.fromEntries(names.map((name, index) => [name, built[index]])) as Record<
     PipelineFunctionName,
     PipelineBundle

@@ -42,7 +42,10 @@ export async function openPipelineLog(
   const closeSources = () => Promise.allSettled(sources.map((source) => source.close()));
   if (kind === 'memory') {
     const log = new InMemoryLog({
-      topics: { [PIPELINE_TOPICS.orders]: PIPELINE_PARTITIONS, [PIPELINE_TOPICS.payments]: PIPELINE_PARTITIONS },
+      topics: {
+        [PIPELINE_TOPICS.orders]: PIPELINE_PARTITIONS,
+        [PIPELINE_TOPICS.payments]: PIPELINE_PARTITIONS,
+      },
     });
     const produced = await log.produce(orders);
     const broker = await startMemoryBroker(log);
@@ -91,7 +94,10 @@ async function readAll(source: RecordSource): Promise<SourceRecord[]> {
   await source.start();
   const records: SourceRecord[] = [];
   const ends = new Map(
-    (await source.progress()).map((progress) => [`${progress.topic}-${progress.partition}`, progress.endOffset]),
+    (await source.progress()).map((progress) => [
+      `${progress.topic}-${progress.partition}`,
+      progress.endOffset,
+    ]),
   );
   for (const topicPartition of source.assignments()) {
     const end = ends.get(`${topicPartition.topic}-${topicPartition.partition}`) ?? 0;

@@ -9,16 +9,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { createAppTable, createInboxTable, createOutboxTable } from '../../dynamodb-local/tables.js';
+import { RELAY_STREAM_FILTER } from '../../../lambdas/outbox-relay/relay-stream-filter.js';
 import { localDynamoDbClient } from '../../dynamodb-local/client.js';
-import { startDynamoDbLocal, QUICK_START_JVM_OPTIONS } from '../../dynamodb-local/server.js';
+import { QUICK_START_JVM_OPTIONS, startDynamoDbLocal } from '../../dynamodb-local/server.js';
+import { createAppTable, createInboxTable, createOutboxTable } from '../../dynamodb-local/tables.js';
 import { EventSourceMapping } from '../../esm/event-source-mapping.js';
 import { FaultPlan } from '../../esm/fault-plan.js';
+import { InMemoryDestination } from '../../esm/on-failure-destination.js';
 import { seededRandom } from '../../esm/seeded-random.js';
 import { WorkerFunction } from '../../lambda-runtime/worker-function.js';
 import { LOCAL_RUN_DIRECTORY } from '../../project-paths.js';
 import { StreamEventSourceMapping } from '../../streams/stream-event-source-mapping.js';
-import { RELAY_STREAM_FILTER } from '../../../lambdas/outbox-relay/relay-stream-filter.js';
 import { readDynamoDbState } from '../demo-state.js';
 import { verify } from '../verify.js';
 import { generateWorkload } from '../workload.js';
@@ -27,6 +28,9 @@ import { buildPipelineBundles, lambdaEnvironment, PIPELINE_FUNCTIONS } from './p
 import { openPipelineLog, PIPELINE_TOPICS } from './pipeline-log.js';
 import { readPipelineState } from './pipeline-state.js';
 import { type PipelineVerification, verifyPipeline } from './pipeline-verify.js';
+
+/** Each function's invocations crash this often unless told otherwise: enough to crash each of the three. */
+export const PIPELINE_CRASH_RATE = 0.2;
 
 export interface PipelineOptions {
   readonly source: 'kafka' | 'memory';
@@ -91,7 +95,10 @@ export async function runPipeline(
         ...bundles[name],
         functionName: PIPELINE_FUNCTIONS[name].name,
         dynamoDbEndpoint: dynamoDb.endpoint,
-        environment: { ...lambdaEnvironment(PIPELINE_FUNCTIONS[name].name, options.logLevel), ...environment },
+        environment: {
+          ...lambdaEnvironment(PIPELINE_FUNCTIONS[name].name, options.logLevel),
+          ...environment,
+        },
       });
       functions.push(fn);
       return fn;
@@ -113,11 +120,13 @@ export async function runPipeline(
       LEDGER_TABLE_NAME: tables.ledger,
       CONSUMER_NAME: PIPELINE_FUNCTIONS.payments.name,
     });
-    const faults = (salt: number) => new FaultPlan({ crashRate: options.crashRate, seed: options.seed + salt });
+    const faults = (salt: number) =>
+      new FaultPlan({ crashRate: options.crashRate, seed: options.seed + salt });
     const orders = new EventSourceMapping({
       source: log.source(PIPELINE_TOPICS.orders, PIPELINE_FUNCTIONS.orders.name),
       function: orderConsumer,
-      settings: { batchSize: 100, functionName: PIPELINE_FUNCTIONS.orders.name },
+      destination: new InMemoryDestination(),
+      settings: { batchSize: 50, functionName: PIPELINE_FUNCTIONS.orders.name },
       faults: faults(1),
     });
     const relayRandom = seededRandom(options.seed + 2);
@@ -126,7 +135,7 @@ export async function runPipeline(
       tableName: tables.outbox,
       function: relay,
       settings: {
-        batchSize: 100,
+        batchSize: 50,
         filters: [RELAY_STREAM_FILTER],
         reportBatchItemFailures: true,
         bisectOnFunctionError: true,
@@ -142,7 +151,8 @@ export async function runPipeline(
     const payments = new EventSourceMapping({
       source: log.source(PIPELINE_TOPICS.payments, PIPELINE_FUNCTIONS.payments.name),
       function: paymentConsumer,
-      settings: { batchSize: 100, functionName: PIPELINE_FUNCTIONS.payments.name },
+      destination: new InMemoryDestination(),
+      settings: { batchSize: 50, functionName: PIPELINE_FUNCTIONS.payments.name },
       faults: faults(3),
     });
     stoppers.push(
@@ -150,15 +160,23 @@ export async function runPipeline(
       () => relayMapping.stop(),
       () => payments.stop(),
     );
-    progress('running: orders → order-consumer (inbox + outbox) → outbox relay → payments → payment-consumer');
+    progress(
+      'running: orders → order-consumer (inbox + outbox) → outbox relay → payments → payment-consumer',
+    );
     await Promise.all([orders.start(), relayMapping.start(), payments.start()]);
     await orders.waitUntilCaughtUp(600_000);
     progress(`orders committed: ${orders.stats.invocations} invocations, ${orders.stats.crashes} crashes`);
     await relayMapping.drained(600_000);
-    progress(`outbox drained: ${relayMapping.stats.invocations} relay invocations, ${relayMapping.stats.crashes} crashes`);
+    progress(
+      `outbox drained: ${relayMapping.stats.invocations} relay invocations, ${relayMapping.stats.crashes} crashes`,
+    );
     await payments.waitUntilCaughtUp(600_000);
-    progress(`payments committed: ${payments.stats.invocations} invocations, ${payments.stats.crashes} crashes`);
-    const ordersProgress = await log.source(PIPELINE_TOPICS.orders, PIPELINE_FUNCTIONS.orders.name).progress();
+    progress(
+      `payments committed: ${payments.stats.invocations} invocations, ${payments.stats.crashes} crashes`,
+    );
+    const ordersProgress = await log
+      .source(PIPELINE_TOPICS.orders, PIPELINE_FUNCTIONS.orders.name)
+      .progress();
     await Promise.all(stoppers.map((stop) => stop()));
     stoppers.length = 0;
 
@@ -193,7 +211,10 @@ export async function runPipeline(
       publishedByKey: publishedByKey(published),
       outboxQueueRows: state.outboxQueueRows,
       outboxQuarantineRows: state.outboxQuarantineRows,
-      otherProblems: [...orderVerification.problems.map((line) => `order consumer: ${line}`), ...stranded],
+      otherProblems: [
+        ...orderVerification.problems.map((line: string) => `order consumer: ${line}`),
+        ...stranded,
+      ],
     });
     return {
       sourceDescription: log.describe(),
@@ -203,7 +224,11 @@ export async function runPipeline(
         relay: relayMapping.stats.invocations,
         payments: payments.stats.invocations,
       },
-      crashes: { orders: orders.stats.crashes, relay: relayMapping.stats.crashes, payments: payments.stats.crashes },
+      crashes: {
+        orders: orders.stats.crashes,
+        relay: relayMapping.stats.crashes,
+        payments: payments.stats.crashes,
+      },
       orders: workload.records.length,
       totalMs: Date.now() - started,
     };

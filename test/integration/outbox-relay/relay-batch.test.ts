@@ -1,3 +1,4 @@
+import type { DynamoDBRecord } from 'aws-lambda';
 /**
  * The relay's loop (lambdas/outbox-relay/relay-batch.ts) on DynamoDB Local with an in-process broker: the
  * outbox table's real stream records, read back as Lambda hands them over, rows appended as the consumer
@@ -5,6 +6,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { OUTBOX_ATTRIBUTES as A, OUTBOX_CHANGE } from '../../../lambdas/core/outbox-rows.js';
+import { PublishedIds } from '../../../lambdas/outbox-relay/published-ids.js';
 import { pendingBytesOf } from '../../../lambdas/outbox-relay/queue-row.js';
 import { DEADLINE_MARGIN_MS, relayBatch } from '../../../lambdas/outbox-relay/relay-batch.js';
 import {
@@ -45,12 +47,12 @@ describe('relayBatch', () => {
       quarantined: 0,
       publishLagMs: h.clock.nowMs() - COMMITTED_AT,
     });
-    // The second record's image still listed the first two: this invocation had removed them, so they
-    // went once. Its removals (the first, behind the later append, an Update) are no appends.
+    // The row went once, from its latest image (which lists the first record's events too): one Delete
+    // of the whole list, and nothing that invokes the relay again.
     const after = await h.bench.nextEvent({ unfiltered: true });
     expect(
       after.Records.map((record) => record.dynamodb?.NewImage?.[A.change]?.S ?? record.eventName),
-    ).toEqual([OUTBOX_CHANGE.published, 'REMOVE']);
+    ).toEqual(['REMOVE']);
     expect((await h.bench.nextEvent()).Records).toEqual([]);
   });
 
@@ -169,5 +171,32 @@ describe('relayBatch', () => {
     expect(summary.malformedRows).toBe(1);
     expect(h.broker.ackedIds()).toEqual([later]);
     expect(h.logged.map((entry) => entry.message)).toEqual(['queue row skipped: unreadable']);
+  });
+
+  it("sends a row's events once when an image from before a removal comes in a later invocation (the container's memory)", async () => {
+    const first = await h.append('customer-1', 'order-1', ['{"n":1}']);
+    const second = await h.append('customer-1', 'order-2', ['{"n":2}']);
+    const event = await h.bench.nextEvent();
+    const [older, newer] = event.Records;
+    const publishedIds = new PublishedIds();
+
+    // Invocation 1 has the first change only: it publishes and removes the first event.
+    await relayBatch({ Records: [older as DynamoDBRecord] }, h.deps({ publishedIds }));
+    // Invocation 2 has the second change, whose image still lists the first event.
+    await relayBatch({ Records: [newer as DynamoDBRecord] }, h.deps({ publishedIds }));
+
+    expect(h.broker.ackedIds()).toEqual([...first, ...second]);
+    expect(await h.queueRow('customer-1')).toBeUndefined();
+  });
+
+  it('without that memory, the later invocation sends the first event again, under its id', async () => {
+    const first = await h.append('customer-1', 'order-1', ['{"n":1}']);
+    const second = await h.append('customer-1', 'order-2', ['{"n":2}']);
+    const [older, newer] = (await h.bench.nextEvent()).Records;
+
+    await relayBatch({ Records: [older as DynamoDBRecord] }, h.deps());
+    await relayBatch({ Records: [newer as DynamoDBRecord] }, h.deps());
+
+    expect(h.broker.ackedIds()).toEqual([...first, ...first, ...second]);
   });
 });
