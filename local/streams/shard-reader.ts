@@ -9,10 +9,10 @@ import {
   type _Record,
   type DynamoDBStreamsClient,
   ExpiredIteratorException,
-  TrimmedDataAccessException,
   GetRecordsCommand,
   type GetRecordsCommandOutput,
   GetShardIteratorCommand,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 
 /** GetRecords returns at most 1,000 records per call. */
@@ -75,7 +75,8 @@ export class ShardReader implements ShardRecordSource {
     } catch (error) {
       // DynamoDB Local answers a TRIM_HORIZON iterator taken while the shard was still empty with
       // TrimmedDataAccessException once records arrive: take the iterator again, as for an expired one.
-      if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException)) throw error;
+      if (!(error instanceof ExpiredIteratorException || error instanceof TrimmedDataAccessException))
+        throw error;
       this.#iterator = await this.#iteratorFrom(this.#lastSequenceNumber);
       return { records: [], ended: false };
     }
