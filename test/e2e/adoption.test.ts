@@ -1,9 +1,9 @@
 /**
  * Adoption, as a team would do it: the packed package (npm pack) installed into a new project outside this
- * repository, a transactional, a side-effect and a Postgres consumer of at most 15 lines, a CDK app of at
- * most 20 and the README's skip/reject example (test/e2e/adoption/*.ts.txt, written there as .ts). The
- * consumers are bundled with esbuild from that project and run against DynamoDB Local (and PGlite); the app
- * is synthesized and its template checked.
+ * repository, a transactional, a side-effect, a Postgres and an emitting consumer of at most 15 lines, CDK
+ * apps of at most 20 (one with the outbox and its relay) and the README's skip/reject example
+ * (test/e2e/adoption/*.ts.txt, written there as .ts). The consumers are bundled with esbuild from that
+ * project and run against DynamoDB Local (and PGlite); the apps are synthesized and their templates checked.
  *
  * The new project gets its dependencies without a network: the tarball is unpacked as
  * node_modules/msk-inbox and every other package is linked from this repository's node_modules, which
@@ -31,8 +31,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { INBOX_STATUS } from '../../lambdas/core/inbox-rows.js';
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
+import { outboxEventId } from '../../lambdas/core/outbox-event-id.js';
 import { migrate } from '../../lambdas/postgres/schema.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
+import { createOutboxTable } from '../../local/dynamodb-local/tables.js';
 import { startPglite } from '../../local/postgres/pglite-server.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
 import { bundledPackages, OPERATOR_CLIENTS } from '../support/bundle-inputs.js';
@@ -44,6 +46,9 @@ import { WITHOUT_CREDENTIALS } from '../support/msk-inbox-cli.js';
 
 const run = promisify(execFile);
 const FIXTURES = join(PROJECT_ROOT, 'test', 'e2e', 'adoption');
+/** The new project's files, from the fixtures: consumers, then apps. */
+const CONSUMERS = ['payments.ts', 'receipts.ts', 'shipments.ts', 'ledger.ts', 'orders.ts'];
+const APPS = ['app.ts', 'ledger-app.ts', 'orders-app.ts'];
 
 let project: string;
 let tables: TestTables;
@@ -143,7 +148,7 @@ beforeAll(async () => {
   );
   // NodejsFunction takes the project's root from its lock file.
   writeFileSync(join(project, 'package-lock.json'), JSON.stringify({ name: 'payments', lockfileVersion: 3 }));
-  for (const file of ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts', 'ledger-app.ts']) {
+  for (const file of [...CONSUMERS, ...APPS]) {
     copyFileSync(join(FIXTURES, `${file}.txt`), join(project, file));
   }
 }, 120_000);
@@ -153,13 +158,15 @@ afterAll(() => {
 });
 
 describe('a team adopting the packed package in a project of its own', () => {
-  it('writes its consumers in at most 15 lines and its app in at most 20', () => {
+  it('writes its consumers in at most 15 lines and its apps in at most 20', () => {
     const lines = (file: string) => readFileSync(join(project, file), 'utf8').trimEnd().split('\n').length;
     expect(lines('payments.ts')).toBeLessThanOrEqual(15);
     expect(lines('receipts.ts')).toBeLessThanOrEqual(15);
     expect(lines('ledger.ts')).toBeLessThanOrEqual(15);
+    expect(lines('orders.ts')).toBeLessThanOrEqual(15);
     expect(lines('app.ts')).toBeLessThanOrEqual(20);
     expect(lines('ledger-app.ts')).toBeLessThanOrEqual(20);
+    expect(lines('orders-app.ts')).toBeLessThanOrEqual(20);
   });
 
   it('applies a payment once, a redelivery as a duplicate, and quarantines an invalid value', async () => {
@@ -181,6 +188,38 @@ describe('a team adopting the packed package in a project of its own', () => {
       (row) => row.status === INBOX_STATUS.quarantined && row.quarantine_consumer === 'payments',
     );
     expect(quarantined.map((row) => row.reason)).toEqual(['invalid-event']);
+  });
+
+  it('emits a PaymentRequested once, into the outbox in the transaction of the order, and nothing on a redelivery', async () => {
+    const outboxTableName = `outbox-${tables.inboxTableName.slice('inbox-'.length)}`;
+    await createOutboxTable(tables.client, outboxTableName);
+    const handler = await loadHandler('orders.ts', {
+      ...localEnv('orders'),
+      ORDERS_TABLE_NAME: tables.appTableName,
+      OUTBOX_TABLE_NAME: outboxTableName,
+    });
+    const event = kafkaEvent([
+      { offset: 1, headers: { event_id: 'order-1' }, value: { order_id: 'o-1', cents: 700 } },
+    ]);
+
+    expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+    expect(await handler(event, context())).toEqual({ batchItemFailures: [] });
+
+    expect((await tables.get(tables.appTableName, 'order#o-1'))?.cents).toBe(700);
+    // One queue row for the consumer's topic and key, one event: its id the UUIDv5 the relay sends as event_id.
+    const rows = await tables.scan(outboxTableName);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        pk: 'queue#orders#payments#o-1',
+        change: 'appended',
+        events: [
+          expect.objectContaining({
+            id: outboxEventId('orders', 'order-1', 0),
+            value: JSON.stringify({ payment_id: 'o-1', cents: 700 }),
+          }),
+        ],
+      }),
+    ]);
   });
 
   it('debits an account once in Postgres, a redelivery as a duplicate, and quarantines an unknown account', async () => {
@@ -241,7 +280,7 @@ describe('a team adopting the packed package in a project of its own', () => {
           skipLibCheck: true,
           types: ['node'],
         },
-        files: ['payments.ts', 'receipts.ts', 'app.ts', 'shipments.ts', 'ledger.ts', 'ledger-app.ts'],
+        files: [...CONSUMERS, ...APPS],
       }),
     );
     const tsc = join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -385,5 +424,115 @@ describe('a team adopting the packed package in a project of its own', () => {
     const packed = sources.filter((source) => source.includes('node_modules/msk-inbox/'));
     expect(packed.some((source) => source.includes('/dist/lambdas/core/'))).toBe(true);
     expect(packed.filter((source) => /\/dist\/(operator|lib|bin)\//.test(source))).toEqual([]);
+  }, 120_000);
+
+  it("synthesizes the emitting consumer's app: the outbox on the consumer, a relay on its appends that writes only payments, its alarms", async () => {
+    const { template } = await synthesized('orders-app.ts', 'Orders');
+    const entries = Object.entries(template.Resources);
+    const resources = Object.values(template.Resources);
+    const logicalId = (type: string, prefix: string): string => {
+      const found = entries.filter(([id, resource]) => resource.Type === type && id.startsWith(prefix));
+      if (found.length !== 1) throw new Error(`${found.length} ${type} named ${prefix}*`);
+      return found[0]?.[0] ?? '';
+    };
+    const outbox = logicalId('AWS::DynamoDB::Table', 'OutboxTable');
+    const functionWith = (text: string) => {
+      const found = resources.find(
+        (resource) =>
+          resource.Type === 'AWS::Lambda::Function' &&
+          (JSON.stringify(resource.Properties.Environment) ?? '').includes(text),
+      );
+      if (!found) throw new Error(`the template has no function with ${text}`);
+      return found;
+    };
+    const consumer = functionWith('"CONSUMER_NAME":"orders"');
+    const relay = functionWith('"POWERTOOLS_SERVICE_NAME":"outbox-relay"');
+    type Statement = { Action: string | string[]; Resource: unknown; Effect: string };
+    /** The statements of every inline policy on a function's role. */
+    const statementsOf = (fn: (typeof resources)[number]): Statement[] => {
+      const role = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      return resources
+        .filter(
+          (resource) =>
+            resource.Type === 'AWS::IAM::Policy' &&
+            JSON.stringify(resource.Properties.Roles).includes(`"Ref":"${role}"`),
+        )
+        .flatMap((policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    };
+    const actions = (statement: Statement) => [statement.Action].flat();
+
+    // The consumer appends in its inbox transaction: the table's name, and UpdateItem on it.
+    const variables = (consumer.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.OUTBOX_TABLE_NAME).toEqual({ Ref: outbox });
+    expect(statementsOf(consumer)).toContainEqual(
+      expect.objectContaining({
+        Action: 'dynamodb:UpdateItem',
+        Resource: { 'Fn::GetAtt': [outbox, 'Arn'] },
+        Effect: 'Allow',
+      }),
+    );
+
+    // The relay is invoked by the outbox's stream for the consumers' appends only, and reports failed records.
+    expect(
+      resources.filter((resource) => resource.Type === 'AWS::Lambda::EventSourceMapping'),
+    ).toContainEqual(
+      expect.objectContaining({
+        Properties: expect.objectContaining({
+          EventSourceArn: { 'Fn::GetAtt': [outbox, 'StreamArn'] },
+          FunctionName: { Ref: logicalId('AWS::Lambda::Function', 'RelayFunction') },
+          FilterCriteria: {
+            Filters: [{ Pattern: '{"dynamodb":{"NewImage":{"change":{"S":["appended"]}}}}' }],
+          },
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+        }),
+      }),
+    );
+
+    // On Kafka, the relay may connect to the cluster and write the payments topic, nothing else.
+    const cluster =
+      'arn:aws:kafka:us-east-1:123456789012:cluster/demo/751d2973-a626-431c-9d4e-d7975eb44dd7-2';
+    const kafka = statementsOf(relay).filter((statement) =>
+      actions(statement).some((action) => action.startsWith('kafka-cluster:')),
+    );
+    expect(kafka.map((statement) => ({ actions: actions(statement), resource: statement.Resource }))).toEqual(
+      [
+        { actions: ['kafka-cluster:Connect'], resource: cluster },
+        {
+          actions: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
+          resource: cluster.replace(':cluster/', ':topic/').concat('/payments'),
+        },
+      ],
+    );
+    expect(statementsOf(relay).flatMap(actions)).not.toContain('kafka-cluster:*');
+
+    // The relay's bundle: the package's relay and its Kafka client, none of the operator tool or constructs.
+    const { S3Key } = relay.Properties.Code as { S3Key: string };
+    const asset = join(project, 'cdk.out.Orders', `asset.${S3Key.replace(/\.zip$/, '')}`);
+    const { sources } = JSON.parse(readFileSync(join(asset, 'index.mjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const packages = bundledPackages(sources);
+    expect(packages).toEqual(expect.arrayContaining(['msk-inbox', 'kafkajs', '@aws-sdk/client-dynamodb']));
+    for (const client of OPERATOR_CLIENTS) expect(packages).not.toContain(client);
+    expect(packages).not.toContain('aws-cdk-lib');
+    const packed = sources.filter((source) => source.includes('node_modules/msk-inbox/'));
+    expect(packed.some((source) => source.includes('/dist/lambdas/outbox-relay/'))).toBe(true);
+    expect(packed.filter((source) => /\/dist\/(operator|lib|bin)\//.test(source))).toEqual([]);
+
+    // RelayMonitoring's six alarms, notifying the consumer's alarm topic (the stack's only one).
+    const alarms = entries
+      .filter(
+        ([id, resource]) => resource.Type === 'AWS::CloudWatch::Alarm' && id.startsWith('RelayMonitoring'),
+      )
+      .map(([id]) => id.replace(/[0-9A-F]{8}$/, ''));
+    expect(alarms.sort()).toEqual([
+      'RelayMonitoringRelayFailedBatches',
+      'RelayMonitoringRelayFunctionErrors',
+      'RelayMonitoringRelayIteratorAge',
+      'RelayMonitoringRelayPendingAge',
+      'RelayMonitoringRelayPublishFailures',
+      'RelayMonitoringRelayQuarantined',
+    ]);
+    expect(resources.filter((resource) => resource.Type === 'AWS::SNS::Topic')).toHaveLength(1);
   }, 120_000);
 });
