@@ -17,6 +17,7 @@ import type { LambdaContext } from '../esm/lambda-function.js';
 import type { MskEvent } from '../esm/msk-event.js';
 import { attemptClock, currentAttempt } from './attempt.js';
 import type { ExternalLedger } from './external-ledger.js';
+import { emittedEvents } from './outbox-plan.js';
 import type { RunState } from './run-state.js';
 import { DEADLINE_MARGIN_MS, DEDUP_TTL_SECONDS, LEASE_MARGIN_MS } from './schedule.js';
 import type { OrderConsumer } from './soak-store.js';
@@ -53,7 +54,12 @@ export function newContainer(state: RunState): Container {
     {
       ...consumer,
       ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
-      settings: { ...container.settings, ...settings(state) },
+      ...(state.outbox ? { effect: emitting(state, consumer.effect) } : {}),
+      settings: {
+        ...container.settings,
+        ...settings(state),
+        ...(state.outbox ? { outboxTableName: state.outbox.run.tableName } : {}),
+      },
       ...container.storeOptions,
       logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
       metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
@@ -116,6 +122,18 @@ function sideEffect(ledger: ExternalLedger, transactional: OrderConsumer['effect
         }
       },
     };
+  };
+}
+
+/**
+ * Outbox schedules: the order's writes with the events it emits (outbox-plan.ts), appended in the same
+ * transaction as its inbox row (docs/outbox.md#emitting).
+ */
+function emitting(state: RunState, transactional: OrderConsumer['effect']) {
+  return async (input: InboxEffectInput<OrderPlaced>): Promise<EffectPlan> => {
+    const plan = await transactional(input);
+    if (plan.kind !== 'transact' || !state.outbox) return plan;
+    return { ...plan, emit: emittedEvents(state.outbox.plan, state.workload.consumer, input.dedupKey) };
   };
 }
 

@@ -67,6 +67,8 @@ export class Driver {
         this.#state.counters.settleRounds++;
       }
       await this.#round(round, plan ?? settle);
+      // Outbox schedules: one relay invocation between rounds, so removals meet fresh appends.
+      await this.#state.outbox?.run.step();
     }
   }
 

@@ -5,6 +5,8 @@
  *   default N / 20), and prints the figures and a line `violations: <count>`; the exit code is 1 when the
  *   count is not 0.
  * `npm run soak -- [--store postgres] --seed S` replays one schedule with a step-by-step trace.
+ * `--outbox` (DynamoDB only): the consumer emits events and a relay publishes them, with its own faults
+ *   (local/soak/outbox-schedule.ts, docs/fault-tolerance.md#outbox-schedules); add it to a replay too.
  *
  * Without --endpoint it starts its own DynamoDB Local (in memory); with --store postgres and no --url,
  * Debian's postgresql where installed, else PGlite (soak-targets.ts); either is stopped at the end.
@@ -22,8 +24,8 @@ process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
 const USAGE = [
   'usage: npm run soak -- --schedules N [--store dynamodb|postgres] [--poison P] [--seed S] [--concurrency C]',
-  '                      [--endpoint URL (DynamoDB Local) | --url URL (Postgres)] [--verbose]',
-  '       npm run soak -- [--store postgres] --seed S   (replay one schedule with a trace)',
+  '                      [--endpoint URL (DynamoDB Local) | --url URL (Postgres)] [--outbox] [--verbose]',
+  '       npm run soak -- [--store postgres] [--outbox] --seed S   (replay one schedule with a trace)',
 ].join('\n');
 
 const STORES: readonly SoakStoreKind[] = ['dynamodb', 'postgres'];
@@ -41,6 +43,7 @@ runCli({
         store: { type: 'string' },
         endpoint: { type: 'string' },
         url: { type: 'string' },
+        outbox: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       'npm run soak -- --help shows the usage',
@@ -69,6 +72,10 @@ runCli({
     if (store === 'postgres' && flag('endpoint') !== undefined) {
       throw new UserError('--endpoint is DynamoDB Local: with --store postgres give the server as --url');
     }
+    const outbox = values.outbox === true;
+    if (outbox && store !== 'dynamodb') {
+      throw new UserError('--outbox runs on DynamoDB Local only: drop --store postgres');
+    }
     const poisonBatches = replay
       ? 0
       : nonNegativeIntegerFlag('poison', flag('poison'), Math.ceil(count / 20));
@@ -76,6 +83,7 @@ runCli({
 
     const { formatSummary, runSoak, summarize } = await import('./soak.js');
     const { scheduleFromSeed } = await import('./schedule.js');
+    const { formatOutboxSummary, summarizeOutbox } = await import('./outbox-summary.js');
     const { formatPoisonSoak, runPoisonSoak } = await import('../poison/poison-soak.js');
     const { openDynamoDbTarget, openPostgresTarget } = await import('./soak-targets.js');
 
@@ -92,7 +100,7 @@ runCli({
           ? `soak: replaying schedule ${firstSeed} against ${opened.description}`
           : `soak: ${count} schedules, seeds ${seeds[0]}..${seeds.at(-1)}, ${concurrency} at a time, against ${opened.description}`,
       );
-      if (replay) console.log(JSON.stringify(scheduleFromSeed(firstSeed, store), null, 1));
+      if (replay) console.log(JSON.stringify(scheduleFromSeed(firstSeed, store, { outbox }), null, 1));
       const started = Date.now();
       let lastPrinted = 0;
       const results = await runSoak({
@@ -101,6 +109,7 @@ runCli({
         concurrency: replay ? 1 : concurrency,
         runId,
         trace: replay,
+        outbox,
         onResult: (result, done) => {
           const percent = Math.floor((100 * done) / count);
           if (!replay && percent >= lastPrinted + 5) {
@@ -112,7 +121,8 @@ runCli({
         },
       });
       const summary = summarize(results);
-      console.log(formatSummary(summary, store));
+      console.log(formatSummary(summary, store, outbox));
+      if (outbox) console.log(formatOutboxSummary(summarizeOutbox(results)));
       let poisonViolations = 0;
       if (poisonBatches > 0) {
         const poison = await runPoisonSoak({

@@ -8,6 +8,8 @@ import type { InMemoryLog } from '../esm/in-memory-log.js';
 import type { Attempt, VirtualTime } from './attempt.js';
 import type { ExternalLedger } from './external-ledger.js';
 import type { Journal } from './journal.js';
+import type { OutboxPlan } from './outbox-plan.js';
+import type { OutboxRun } from './outbox-relay-run.js';
 import type { RecordSpec, Schedule } from './schedule.js';
 import type { SoakTarget, Violation } from './schedule-result.js';
 import type { SoakStore, StoreMutation } from './soak-store.js';
@@ -38,6 +40,8 @@ export interface RunState {
   /** Per attempt, the outcomes its handler reported. */
   readonly outcomes: Map<Attempt, readonly RecordOutcome[]>;
   readonly counters: { invocations: number; deliveredRecords: number; settleRounds: number };
+  /** Outbox schedules: what the consumer emits, and the relay that runs between its rounds. */
+  readonly outbox?: { readonly plan: OutboxPlan; readonly run: OutboxRun };
 }
 
 /** Faults that fired, invariants broken, and (for replays) a step-by-step trace. */

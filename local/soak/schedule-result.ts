@@ -1,5 +1,6 @@
 /** What one schedule run reports: its violations, the faults that fired and its figures (types only). */
 import type { OutcomeStatus } from '../../lambdas/core/outcome.js';
+import type { OutboxFigures } from './outbox-relay-run.js';
 import type { PostgresConnections } from './postgres-connections.js';
 import type { Schedule, SoakStoreKind } from './schedule.js';
 
@@ -85,5 +86,7 @@ export interface ScheduleResult {
   /** Faults that fired, by kind. */
   readonly faults: Record<string, number>;
   readonly figures: ScheduleFigures;
+  /** Outbox schedules: what the relay published (outbox-relay-run.ts). */
+  readonly outbox?: OutboxFigures;
   readonly trace: string[];
 }

@@ -15,6 +15,7 @@ import { ExternalLedger } from './external-ledger.js';
 import { FinalState } from './final-state.js';
 import { InvocationChecks } from './invocation-checks.js';
 import { Journal, Sequence } from './journal.js';
+import { checkOutbox, type OpenedOutbox, openOutbox } from './outbox-schedule.js';
 import { postgresSoakStore } from './postgres-soak-store.js';
 import { Recorder, type RunState } from './run-state.js';
 import { EPOCH_MS, type RecordSpec, type Schedule } from './schedule.js';
@@ -34,6 +35,11 @@ export interface RunOptions {
    * `unconditional-claim` drops the inbox condition; `ack-everything` answers every batch as a success.
    */
   readonly mutation?: StoreMutation | 'ack-everything';
+  /**
+   * Outbox schedules (DynamoDB only): the consumer emits events to an outbox table of the schedule's own,
+   * and the relay runs between its rounds with its own faults (outbox-schedule.ts).
+   */
+  readonly outbox?: boolean;
 }
 
 /** Keeps consumer names unique when a seed comes up twice in one process. */
@@ -44,7 +50,8 @@ export async function runSchedule(
   target: SoakTarget,
   options: RunOptions,
 ): Promise<ScheduleResult> {
-  const state = newRunState(schedule, target, options);
+  const outbox = options.outbox ? await openOutbox(schedule, target, options.runId) : undefined;
+  const state = newRunState(schedule, target, options, outbox);
   try {
     await produce(state);
     await seedRows(state);
@@ -52,17 +59,32 @@ export async function runSchedule(
     const finalState = new FinalState(state);
     if (converged) await finalState.check();
     else state.recorder.violate('liveness', 'records still uncommitted after the faults stopped');
-    return scheduleResult(state, finalState);
+    const outboxFigures = state.outbox && converged ? await checkOutbox(state) : undefined;
+    return {
+      ...scheduleResult(state, finalState),
+      ...(outboxFigures ? { outbox: outboxFigures } : {}),
+    };
   } finally {
     await state.store.close();
+    await outbox?.run.close();
   }
 }
 
-function newRunState(schedule: Schedule, target: SoakTarget, options: RunOptions): RunState {
-  const workload = new Workload(schedule, `soak-${options.runId}-${schedule.seed}-${scheduleRuns++}`);
+function newRunState(
+  schedule: Schedule,
+  target: SoakTarget,
+  options: RunOptions,
+  outbox: OpenedOutbox | undefined,
+): RunState {
+  const workload = new Workload(schedule, outbox?.consumer ?? consumerName(schedule, options.runId));
   const time = new VirtualTime(EPOCH_MS);
   const sequence = new Sequence();
   const journal = new Journal(sequence);
+  const recorder = new Recorder(schedule.seed, options.trace ?? false);
+  if (outbox) {
+    outbox.hooks.count = recorder.count;
+    outbox.hooks.nowMs = () => time.nowMs;
+  }
   const mutation = options.mutation === 'unconditional-claim' ? options.mutation : undefined;
   return {
     schedule,
@@ -74,12 +96,17 @@ function newRunState(schedule: Schedule, target: SoakTarget, options: RunOptions
     store: soakStore(target, journal, mutation),
     log: new InMemoryLog({ topics: { [schedule.topic]: schedule.partitions }, now: () => time.nowMs }),
     mutation: options.mutation,
-    recorder: new Recorder(schedule.seed, options.trace ?? false),
+    recorder,
     records: new Map(),
     finalOutcomes: new Map(),
     outcomes: new Map(),
     counters: { invocations: 0, deliveredRecords: 0, settleRounds: 0 },
+    ...(outbox ? { outbox: { plan: outbox.plan, run: outbox.run } } : {}),
   };
+}
+
+function consumerName(schedule: Schedule, runId: string): string {
+  return `soak-${runId}-${schedule.seed}-${scheduleRuns++}`;
 }
 
 async function produce(state: RunState): Promise<void> {

@@ -22,6 +22,8 @@ export interface SoakOptions {
   readonly concurrency: number;
   readonly runId: string;
   readonly trace?: boolean;
+  /** Outbox schedules (schedule-runner.ts RunOptions.outbox). */
+  readonly outbox?: boolean;
   readonly onResult?: (result: ScheduleResult, done: number) => void;
 }
 
@@ -31,10 +33,11 @@ export async function runSoak(options: SoakOptions): Promise<ScheduleResult[]> {
   const worker = async (): Promise<void> => {
     while (next < options.seeds.length) {
       const seed = options.seeds[next++] as number;
-      const schedule = scheduleFromSeed(seed, storeOf(options.target));
+      const schedule = scheduleFromSeed(seed, storeOf(options.target), { outbox: options.outbox ?? false });
       const result = await runSchedule(schedule, options.target, {
         runId: options.runId,
         ...(options.trace ? { trace: true } : {}),
+        ...(options.outbox ? { outbox: true } : {}),
       }).catch((error: unknown) => failedRun(schedule, error));
       results.push(result);
       options.onResult?.(result, results.length);
@@ -183,23 +186,31 @@ export function summarize(results: readonly ScheduleResult[]): SoakSummary {
 }
 
 /** The replay command of a schedule. */
-export function replayCommand(seed: number, store: SoakStoreKind = 'dynamodb'): string {
-  return `npm run soak -- ${store === 'dynamodb' ? '' : `--store ${store} `}--seed ${seed}`;
+export function replayCommand(seed: number, store: SoakStoreKind = 'dynamodb', outbox = false): string {
+  return `npm run soak -- ${store === 'dynamodb' ? '' : `--store ${store} `}${outbox ? '--outbox ' : ''}--seed ${seed}`;
 }
 
 export function formatViolations(
   violations: readonly Violation[],
   limit = 50,
   store: SoakStoreKind = 'dynamodb',
+  outbox = false,
 ): string {
   const lines = violations
     .slice(0, limit)
-    .map((v) => `  seed ${v.seed} [${v.invariant}] ${v.detail}  (replay: ${replayCommand(v.seed, store)})`);
+    .map(
+      (v) =>
+        `  seed ${v.seed} [${v.invariant}] ${v.detail}  (replay: ${replayCommand(v.seed, store, outbox)})`,
+    );
   if (violations.length > limit) lines.push(`  … and ${violations.length - limit} more`);
   return lines.join('\n');
 }
 
-export function formatSummary(summary: SoakSummary, store: SoakStoreKind = 'dynamodb'): string {
+export function formatSummary(
+  summary: SoakSummary,
+  store: SoakStoreKind = 'dynamodb',
+  outbox = false,
+): string {
   const n = (value: number) => value.toLocaleString('en-US');
   const lines: string[] = [];
   lines.push(
@@ -288,6 +299,6 @@ export function formatSummary(summary: SoakSummary, store: SoakStoreKind = 'dyna
     )} concurrent runs, ${n(summary.beyond.extraApplications)} applied again`,
   );
   lines.push(`violations: ${summary.violations.length}`);
-  if (summary.violations.length > 0) lines.push(formatViolations(summary.violations, 50, store));
+  if (summary.violations.length > 0) lines.push(formatViolations(summary.violations, 50, store, outbox));
   return lines.join('\n');
 }
