@@ -6,13 +6,19 @@
  */
 import fc from 'fast-check';
 import type { Mode } from './mode.js';
-import {
-  type SoakStoreKind,
-  STORE_FAULTS,
-  type StoreFaultPlan,
-  TRANSACTION_STAGES,
-  type TransactionStage,
-} from './store-faults.js';
+import type {
+  AttemptPlan,
+  CrashPlan,
+  CrashPoint,
+  ExternalFaultKind,
+  MalformedVariant,
+  RecordSpec,
+  RoundPlan,
+  Schedule,
+  SeededRowKind,
+  StallPlan,
+} from './schedule-plan.js';
+import { type SoakStoreKind, STORE_FAULTS, TRANSACTION_STAGES } from './store-faults.js';
 
 export type {
   PostgresFaultKind,
@@ -53,135 +59,21 @@ export const TOPICS = ['orders', 'order-events', 'eu-west-1.orders-v2'] as const
  * - after-write: the nth write of any kind was applied (the emulator's crash model).
  * - before-response: every record done, the response is lost.
  */
-export type CrashPoint =
-  | 'before-claim'
-  | 'after-claim'
-  | 'after-effect'
-  | 'after-completion'
-  | 'inside-transaction'
-  | 'after-write'
-  | 'before-response';
-
-/** Side-effect mode: what the external service does to the nth call. */
-export type ExternalFaultKind = 'error-before-apply' | 'timeout-after-apply';
-
-export type MalformedVariant =
-  | 'not-json'
-  | 'no-event-id'
-  | 'non-utf8-event-id'
-  | 'numeric-event-id'
-  | 'schema-invalid'
-  | 'tombstone'
-  | 'other-type';
-
-/**
- * Inbox rows present before the schedule starts. Expired rows (TTL deletion is lazy) must count as absent;
- * a live lease blocks its key until it runs out.
- */
-export type SeededRowKind =
-  | 'expired-completed-same-payload'
-  | 'expired-completed-other-payload'
-  | 'expired-in-progress'
-  | 'live-lease';
-
-export interface EventSpec {
-  readonly account: number;
-  readonly amount: number;
-  /** Whether producers set the event_id header (otherwise only the JSON field carries it). */
-  readonly headerId: boolean;
-  /** When set, one copy carries this amount instead: a payload conflict under the same event_id. */
-  readonly conflictAmount?: number;
-}
-
-export type RecordSpec =
-  | {
-      readonly kind: 'order';
-      readonly event: number;
-      readonly partition: number;
-      readonly variant: 'original' | 'conflict';
-    }
-  | { readonly kind: 'malformed'; readonly partition: number; readonly variant: MalformedVariant };
-
-export interface SeededRow {
-  readonly event: number;
-  readonly kind: SeededRowKind;
-  /** How long ago an expired row expired. */
-  readonly expiredAgoSeconds: number;
-  /** How long a live lease still runs. */
-  readonly leaseLeftMs: number;
-}
-
-export interface CrashPlan {
-  readonly point: CrashPoint;
-  /** Which occurrence of the point (0-based) is fatal; one that never comes means no crash. */
-  readonly nth: number;
-  /** inside-transaction only: whether the store applied the transaction before the process died. */
-  readonly applied: boolean;
-  /** inside-transaction on Postgres, when not applied: the point the process dies at. */
-  readonly stage?: TransactionStage;
-}
-
-export interface AttemptPlan {
-  /** This attempt's clock minus true time. */
-  readonly skewMs: number;
-  readonly crash?: CrashPlan;
-  readonly storeFaults: readonly StoreFaultPlan[];
-  /** The store unreachable for the whole invocation. */
-  readonly outage: boolean;
-  readonly external?: { readonly kind: ExternalFaultKind; readonly nth: number };
-}
-
-/**
- * The companion stops at a point and true time moves on by `advanceMs` while the primary runs:
- * - in-effect: side-effect mode, holding its lease, before the nth external call (a slow dependency, a GC pause);
- * - before-write: the nth write is delayed on the wire; it lands after the primary ran, even if the
- *   companion's deadline passed meanwhile (a request from a dead process still arrives).
- */
-export interface StallPlan {
-  readonly point: 'in-effect' | 'before-write';
-  readonly nth: number;
-  readonly advanceMs: number;
-}
-
-/**
- * A second invocation over an overlapping batch (a poller that lost its partitions in a rebalance and keeps
- * going, or an invocation that timed out and still runs): its response is ignored, its writes are not.
- */
-export interface CompanionPlan {
-  /** Per partition, the companion gets the primary's records from this share of the batch on. */
-  readonly fromShare: number;
-  readonly attempt: AttemptPlan;
-  readonly stall?: StallPlan;
-}
-
-export interface RoundPlan {
-  /** Records per invocation (Lambda's BatchSize). */
-  readonly batchSize: number;
-  /** Bitmask of the partitions this invocation polls (never empty after masking). */
-  readonly partitionMask: number;
-  readonly primary: AttemptPlan;
-  readonly companion?: CompanionPlan;
-  /** True time moves on by this much after the round (backoff, polling). */
-  readonly advanceMs: number;
-}
-
-export interface Schedule {
-  readonly seed: number;
-  readonly mode: Mode;
-  readonly topic: string;
-  readonly partitions: number;
-  readonly partitionConcurrency: number;
-  /** ORDERING: `partition` (the default), or `key` with this KEY_CONCURRENCY (the Kafka key is the order id). */
-  readonly ordering: { readonly by: 'partition' } | { readonly by: 'key'; readonly keyConcurrency: number };
-  readonly events: readonly EventSpec[];
-  /** In produce order. */
-  readonly records: readonly RecordSpec[];
-  readonly seededRows: readonly SeededRow[];
-  /** Fault rounds; afterwards deliveries run without faults until every partition is committed. */
-  readonly rounds: readonly RoundPlan[];
-  /** Side-effect mode only: skews beyond the bound the design claims (double effects counted, not asserted). */
-  readonly beyondBound: boolean;
-}
+export type {
+  AttemptPlan,
+  CompanionPlan,
+  CrashPlan,
+  CrashPoint,
+  EventSpec,
+  ExternalFaultKind,
+  MalformedVariant,
+  RecordSpec,
+  RoundPlan,
+  Schedule,
+  SeededRow,
+  SeededRowKind,
+  StallPlan,
+} from './schedule-plan.js';
 
 const MALFORMED: readonly MalformedVariant[] = [
   'not-json',
