@@ -75,8 +75,8 @@ What an emitted event costs: inbox-tx (default settings) beside inbox-tx-emit, t
 also emits one PaymentRequested keyed by account (sample/order-consumer/order-placed.ts, \`paymentsTopic\`),
 appended to an outbox table (with its stream) in the record's TransactWriteItems (docs/outbox.md). Same run,
 same byte-identical batches, each on a fresh container and fresh tables, every scenario at the RTT sweep's
-size (new-4p: 400 records in one batch over 4 partitions, about 6 per account key; hot-1p: 500 records in
-5 batches of 100 on one partition). After each consumer batch, outside its timed section, the relay
+size (new-4p: 400 records in one batch over 4 partitions and 256 account keys; hot-1p: 500 records in
+5 batches of 100 on one partition over 500 keys). After each consumer batch, outside its timed section, the relay
 (lambdas/outbox-relay/relay-batch.ts, its own client over the same modelled network) is handed the outbox
 stream's new records, filtered as its event source filters them, in batches of ${RELAY_BATCH_SIZE} (the
 relay construct's default BatchSize), with a publisher that acknowledges at once; every event is checked
@@ -90,13 +90,14 @@ ${outboxTable(results.rows)}
 
 - **Actions/record** are TransactWriteItems actions: the inbox row and the two updates, plus the queue row's
   append when emitting (one per topic and key). Requests per record do not change: the append rides in the
-  same transactions.
+  same transactions, except where group commit cuts a group before a record whose event goes to a key
+  already in it (hot-1p: 0.056 against 0.044).
 - **Billed WCU/record** is what DynamoDB bills, computed from each written item's size after the write
   (bench/outbox/write-units.ts; the rule and its source: docs/aws-facts.md#item-sizes-and-write-units):
   2 per started KB of each item in a transaction. The queue row's size is read from its stream image after
-  each append, so it includes the events still pending: on new-4p one batch appends about 6 events to each
-  account's row before the relay runs, and later appends pass 1 KB; on hot-1p the relay drains each
-  batch, a row holds one event, and the append costs 2. DynamoDB Local's own ConsumedCapacity is not
+  each append, so it includes the events still pending: a row with one event (about 400 bytes) costs 2 per
+  append, and a row holding the events of earlier appends the relay has not removed yet passes 1 KB at
+  about the third (new-4p: accounts with several records in the one batch). DynamoDB Local's own ConsumedCapacity is not
   DynamoDB's bill for transactions and is not shown.
 - **Relay requests/event**: a Delete when the relay removes all a row holds, 1 per row per invocation; on
   new-4p a row's appends span several relay invocations of ${RELAY_BATCH_SIZE} stream records, so an early
