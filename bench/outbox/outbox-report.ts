@@ -95,7 +95,7 @@ ${outboxTable(results.rows)}
 - **Billed WCU/record** is what DynamoDB bills, computed from each written item's size after the write
   (bench/outbox/write-units.ts; the rule and its source: docs/aws-facts.md#item-sizes-and-write-units):
   2 per started KB of each item in a transaction. The queue row's size is read from its stream image after
-  each append, so it includes the events still pending: a row with one event (about 400 bytes) costs 2 per
+  each append, so it includes the events still pending: a row with one event (under 1 KB) costs 2 per
   append, and a row holding the events of earlier appends the relay has not removed yet passes 1 KB at
   about the third (new-4p: accounts with several records in the one batch). DynamoDB Local's own ConsumedCapacity is not
   DynamoDB's bill for transactions and is not shown.
