@@ -25,6 +25,8 @@ import { measureDecodeCost } from './measure/decode-cost.js';
 import { measurePeakRss } from './measure/peak-rss.js';
 import { runSequence } from './measure/throughput.js';
 import { DEFAULT_RTT_SWEEP_MS, describeNetworkModel } from './network-model.js';
+import { outboxMain } from './outbox/outbox-main.js';
+import { existingOutboxSection } from './outbox/outbox-report.js';
 import {
   existingPostgresSection,
   POSTGRES_JSON_FILE,
@@ -45,7 +47,8 @@ const USAGE =
   'npm run bench -- [--runs N (default 5)] [--rtt MS,MS,... (default ' +
   DEFAULT_RTT +
   '; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default 20)] [--out DIR (default docs)]' +
-  ' [--store all|dynamodb|postgres (default all; postgres: only the Postgres contenders, rewriting only their section)]';
+  ' [--store all|dynamodb|postgres (default all; postgres: only the Postgres contenders, rewriting only their section)]' +
+  ' [--outbox (only inbox-tx beside inbox-tx-emit and the relay, rewriting only their section)]';
 
 /** Which contenders run: `postgres` and `dynamodb` leave the other store's section of the page as it was. */
 const STORES = ['all', 'dynamodb', 'postgres'] as const;
@@ -66,6 +69,7 @@ runCli({
         'cold-starts': { type: 'string' },
         out: { type: 'string' },
         store: { type: 'string' },
+        outbox: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       `usage: ${USAGE}`,
@@ -94,6 +98,10 @@ runCli({
     const progress = (message: string) =>
       console.log(`[${((performance.now() - startedMs) / 1000).toFixed(0).padStart(4)} s] ${message}`);
 
+    if (args.outbox === true) {
+      await outboxMain({ out, runs, rttSweepMs, command, progress });
+      return 0;
+    }
     const postgresOptions = { runs, fewerRuns: ablationRuns, rttSweepMs, sweepRuns, progress };
     if (store === 'postgres') {
       const postgres = await runPostgresBench(postgresOptions);
@@ -248,6 +256,7 @@ runCli({
         postgresSection: postgres
           ? postgresSection({ results: postgres, machine: describeMachine(), command })
           : await existingPostgresSection(out),
+        outboxSection: await existingOutboxSection(out),
         machine: describeMachine(),
         settings:
           `${runs} runs per contender and scenario at rttMs 0 (ablations and hot-1p: ${ablationRuns}); ` +

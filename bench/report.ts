@@ -22,6 +22,8 @@ export interface ReportInput {
   readonly analysis: string;
   /** The Postgres section (bench/postgres/postgres-report.ts), fresh or kept from the page; none when never run. */
   readonly postgresSection?: string | undefined;
+  /** The outbox section (bench/outbox/outbox-report.ts), kept from the page; none when never run. */
+  readonly outboxSection?: string | undefined;
 }
 
 /** Writes the three files; returns the JSON written, which the targets are checked against. */
@@ -91,7 +93,7 @@ function ablationTable(ablations: BenchResults['ablations']): string {
 }
 
 function toMarkdown(
-  { results, machine, settings, analysis, postgresSection }: ReportInput,
+  { results, machine, settings, analysis, postgresSection, outboxSection }: ReportInput,
   json: BenchJson,
 ): string {
   const targets = checkTargets(json);
@@ -126,7 +128,7 @@ Client CPU is this process's CPU time during the invocation divided by its recor
 work (decoding, hashing, the SDK's serialising and signing), DynamoDB Local aside.
 
 ${networkSection(results)}
-${postgresSection ? `${postgresSection}\n\n` : ''}## What DynamoDB Local itself can do
+${postgresSection ? `${postgresSection}\n\n` : ''}${outboxSection ? `${outboxSection}\n\n` : ''}## What DynamoDB Local itself can do
 
 The same requests with no consumer around them, at 1, 4 and 16 in flight: ${results.ceiling.operations} requests
 per level at the start of each run, median over the runs.

@@ -17,6 +17,8 @@ export interface BenchTables {
   readonly app: string;
   /** Powertools' own table, keyed by `id`. */
   readonly idempotency: string;
+  /** The outbox table (with its stream), for a contender that emits; only the outbox bench makes one. */
+  readonly outbox?: string;
 }
 
 export interface ContainerDependencies {

@@ -28,6 +28,11 @@ export interface InboxContenderOptions {
   readonly mode: 'transactional' | 'side-effect';
   /** Changes to the deployed client settings, for an ablation. */
   readonly clientOverrides?: (config: DynamoDBClientConfig) => DynamoDBClientConfig;
+  /**
+   * Emit one PaymentRequested per order to this topic through the outbox (docs/outbox.md), as the
+   * pipeline's first consumer does; the container then needs `tables.outbox`.
+   */
+  readonly paymentsTopic?: string;
 }
 
 export const BENCH_CONSUMER = 'bench-consumer';
@@ -36,6 +41,7 @@ export function inboxContender(options: InboxContenderOptions): Contender {
   const settingsFor = (tables: BenchTables): Partial<HandlerSettings> => ({
     inboxTableName: tables.inbox,
     consumerName: BENCH_CONSUMER,
+    ...(options.paymentsTopic === undefined ? {} : { outboxTableName: outboxOf(tables) }),
     ...options.settings,
   });
   // What the Lambda entry reads for the same settings.
@@ -52,7 +58,10 @@ export function inboxContender(options: InboxContenderOptions): Contender {
     // What the Lambda entry (handler.ts) builds for the same variables.
     clientConfig: (options.clientOverrides ?? ((config) => config))(dynamoDbClientConfig(deployed)),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
-      const consumer = orderConsumer(tables.app);
+      const consumer = orderConsumer(
+        tables.app,
+        options.paymentsTopic === undefined ? {} : { paymentsTopic: options.paymentsTopic },
+      );
       const handler = createInboxConsumer({
         ...consumer,
         settings: settingsFor(tables),
@@ -67,6 +76,11 @@ export function inboxContender(options: InboxContenderOptions): Contender {
       return { invoke: (event, context) => handler(event, context) };
     },
   };
+}
+
+function outboxOf(tables: BenchTables): string {
+  if (tables.outbox === undefined) throw new Error('an emitting contender needs an outbox table');
+  return tables.outbox;
 }
 
 /** The order consumer's own validation and writes, run under a lease instead of inside the transaction. */

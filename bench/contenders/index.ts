@@ -5,7 +5,7 @@ import { inboxContender } from './inbox.js';
 import { type PostgresContender, postgresContender } from './postgres-inbox.js';
 import { powertoolsContender } from './powertools.js';
 
-const inboxTx = {
+export const inboxTx = {
   name: 'inbox-tx',
   description:
     'transactional mode, default settings: a new record is its inbox row + 2 updates in a TransactWriteItems; ' +
