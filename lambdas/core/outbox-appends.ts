@@ -135,25 +135,49 @@ export function outboxAppends(
         problem: `the events for ${queue.event.topic} key ${JSON.stringify(short(queue.event.key))} hold ${queue.bytes} bytes; one key's unpublished events may hold ${OUTBOX_LIMITS.pendingBytes}`,
       };
     }
-    const write = appendWrite(target, pk, queue.event, queue.items, queue.bytes, nowMs);
+    const write = outboxQueueAppend({
+      tableName: target.tableName,
+      consumer: target.consumer,
+      topic: queue.event.topic,
+      key: queue.event.key,
+      events: queue.items,
+      bytes: queue.bytes,
+      nowMs,
+    });
     APPEND_BYTES.set(write, queue.bytes + APPEND_OVERHEAD_BYTES + Buffer.byteLength(pk) * 2);
     writes.push(write);
   }
   return { ok: true, writes };
 }
 
-function appendWrite(
-  target: OutboxTarget,
-  pk: string,
-  first: OutboxEmission,
-  items: readonly Record<string, unknown>[],
-  bytes: number,
-  nowMs: number,
-): EffectWrite {
+/** One queue row's append: events (stored elements, oldest first) for a consumer's topic and key. */
+export interface OutboxQueueAppend {
+  readonly tableName: string;
+  readonly consumer: string;
+  readonly topic: string;
+  /** The Kafka key, whole (the partition key holds its hash when long). */
+  readonly key: string;
+  /** The elements to add at the END of the row's `events`, in order (OUTBOX_EVENT_FIELDS). */
+  readonly events: readonly Readonly<Record<string, unknown>>[];
+  /** What they count for in `pending_bytes` (eventBytes of each). */
+  readonly bytes: number;
+  /** `oldest_at` when the row has none. */
+  readonly nowMs: number;
+}
+
+/** An append: an Update of one queue row. */
+export type OutboxAppendWrite = Extract<EffectWrite, { readonly Update: unknown }>;
+
+/**
+ * The one way events enter a queue row, the consumer's and the operator's republish alike
+ * (docs/outbox.md#the-outbox-table): at the end of the list, `pending_bytes` raised, `change` set to
+ * `appended` (the relay's stream filter lets only that through), under the back-pressure condition.
+ */
+export function outboxQueueAppend(append: OutboxQueueAppend): OutboxAppendWrite {
   return {
     Update: {
-      TableName: target.tableName,
-      Key: { [A.pk]: pk },
+      TableName: append.tableName,
+      Key: { [A.pk]: outboxQueueKey(append.consumer, append.topic, outboxKeyPart(append.key)) },
       UpdateExpression:
         'SET #events = list_append(if_not_exists(#events, :empty), :events), #change = :appended, ' +
         '#oldestAt = if_not_exists(#oldestAt, :now), #consumer = :consumer, #topic = :topic, #key = :key ' +
@@ -171,14 +195,14 @@ function appendWrite(
       },
       ExpressionAttributeValues: {
         ':empty': [],
-        ':events': items,
+        ':events': append.events,
         ':appended': OUTBOX_CHANGE.appended,
-        ':now': nowMs,
-        ':consumer': target.consumer,
-        ':topic': first.topic,
-        ':key': first.key,
-        ':bytes': bytes,
-        ':room': OUTBOX_LIMITS.pendingBytes - bytes,
+        ':now': append.nowMs,
+        ':consumer': append.consumer,
+        ':topic': append.topic,
+        ':key': append.key,
+        ':bytes': append.bytes,
+        ':room': OUTBOX_LIMITS.pendingBytes - append.bytes,
       },
     },
   };

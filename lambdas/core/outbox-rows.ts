@@ -33,6 +33,12 @@ export const OUTBOX_ATTRIBUTES = {
    * through, so the relay's own removals and quarantines never invoke it again.
    */
   change: 'change',
+  /**
+   * Queue rows: epoch ms an operator last touched the row (`msk-inbox outbox republish` of a pending id).
+   * The touch must change the item: DynamoDB Streams writes no record for an update that changes no data
+   * (docs/aws-facts.md#the-outbox-relays-stream-and-msk-writes), and `change` is often `appended` already.
+   */
+  touchedAt: 'touched_at',
   /** Quarantine rows: the event (M, OUTBOX_EVENT_FIELDS). */
   event: 'event',
   reason: 'reason',
