@@ -5,10 +5,11 @@ import type { KafkaConsumer } from './kafka-consumer.js';
 
 /**
  * Declares on the consumer's stack the outputs `msk-inbox --stack NAME` reads (docs/operate.md#where-it-looks,
- * docs/operate.md#postgres): the function, the consumer's name, the failure bucket, and where its inbox
- * is: the DynamoDB table, or the Postgres host, port, database, schema, TLS and login (the IAM user, or
- * the secret's ARN, never a password). Output keys are logical ids, so they are made on the stack itself:
- * one consumer per stack has them (a second call on the same stack fails on the repeated ids).
+ * docs/operate.md#postgres): the function, the consumer's name, the failure bucket, its outbox table
+ * (docs/operate.md#outbox), and where its inbox is: the DynamoDB table, or the Postgres host, port,
+ * database, schema, TLS and login (the IAM user, or the secret's ARN, never a password). Output keys
+ * are logical ids, so they are made on the stack itself: one consumer per stack has them (a second call
+ * on the same stack fails on the repeated ids).
  */
 export function addOperatorOutputs(consumer: KafkaConsumer): CfnOutput[] {
   const stack = Stack.of(consumer);
@@ -17,6 +18,7 @@ export function addOperatorOutputs(consumer: KafkaConsumer): CfnOutput[] {
     [STACK_OUTPUT_KEYS.functionName, consumer.function.functionName],
     [STACK_OUTPUT_KEYS.consumerName, consumer.consumerName],
     [STACK_OUTPUT_KEYS.failedBatchesBucket, consumer.failureBucket?.bucketName],
+    [STACK_OUTPUT_KEYS.outboxTableName, consumer.outbox?.tableName],
   ];
   const postgres = consumer.postgres;
   if (postgres !== undefined) {

@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { consumerRowPrefix, dedupRowKey, QUARANTINE_INDEX } from '../lambdas/core/inbox-rows.js';
 import type { InboxTable } from './inbox-table.js';
 import type { KafkaConsumer } from './kafka-consumer.js';
+import { OUTBOX_OPERATOR_ACTIONS, type OutboxTable, outboxRowsCondition } from './outbox-table.js';
 
 /**
  * Every IAM action `msk-inbox` (operator/) sends, by what it is for (docs/operate.md#permissions).
@@ -22,6 +23,8 @@ export const OPERATOR_ACTIONS = {
   failedBatches: ['s3:ListBucket', 's3:GetObject'],
   /** `--stack`: the stack's outputs. */
   stackOutputs: ['cloudformation:DescribeStacks'],
+  /** `outbox list`, `quarantined`, `republish`: the consumer's outbox rows (docs/operate.md#outbox). */
+  outbox: OUTBOX_OPERATOR_ACTIONS,
 } as const satisfies Record<string, readonly string[]>;
 
 export interface OperatorPolicyProps {
@@ -62,6 +65,7 @@ export class OperatorPolicy extends Construct {
     if (inboxTable !== undefined) statements.push(...inboxStatements(consumer, inboxTable));
     // A Postgres inbox: the tool logs in as the consumer does (docs/operate.md#postgres).
     if (consumer.postgres !== undefined) statements.push(...consumer.postgres.loginStatements());
+    if (consumer.outbox !== undefined) statements.push(...outboxStatements(consumer, consumer.outbox));
     statements.push(
       new iam.PolicyStatement({
         sid: 'Invoke',
@@ -132,6 +136,24 @@ function inboxStatements(consumer: KafkaConsumer, inboxTable: InboxTable): iam.P
           'dynamodb:LeadingKeys': consumerRowKeyPatterns(consumer.consumerName),
         },
       },
+    }),
+  ];
+}
+
+/**
+ * Operators' access to one consumer's outbox rows. A Scan reads every consumer's rows whatever a
+ * LeadingKeys condition says (docs/aws-facts.md#iam-dynamodbleadingkeys), so it is granted apart; the
+ * item actions are limited to the consumer's `queue#` and `quarantine#` rows.
+ */
+function outboxStatements(consumer: KafkaConsumer, outbox: OutboxTable): iam.PolicyStatement[] {
+  const [scan, ...itemActions] = OPERATOR_ACTIONS.outbox;
+  return [
+    new iam.PolicyStatement({ sid: 'OutboxList', actions: [scan], resources: [outbox.tableArn] }),
+    new iam.PolicyStatement({
+      sid: 'OutboxRows',
+      actions: itemActions,
+      resources: [outbox.tableArn],
+      conditions: outboxRowsCondition(consumer.consumerName),
     }),
   ];
 }

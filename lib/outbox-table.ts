@@ -34,12 +34,16 @@ export const OUTBOX_STREAM_ACTIONS = [
   'dynamodb:ListStreams',
 ] as const;
 
-/** The operator tool's requests: list the rows (Scan by prefix), read one, republish (docs/outbox.md). */
+/**
+ * The operator tool's requests (docs/operate.md#outbox): list the rows (Scan by prefix), read a quarantine
+ * row, republish it (a TransactWriteItems of the queue row's Update and the quarantine row's Delete, each
+ * authorized by its own action) or touch a queue row (Update). Nothing is put whole.
+ */
 export const OUTBOX_OPERATOR_ACTIONS = [
   'dynamodb:Scan',
   'dynamodb:GetItem',
   'dynamodb:UpdateItem',
-  'dynamodb:PutItem',
+  'dynamodb:DeleteItem',
 ] as const;
 
 /** What an OutboxTable takes: its name and how it is kept. */
@@ -140,7 +144,7 @@ export class OutboxTable extends Construct {
   }
 
   /**
-   * For the operator tool: Scan, GetItem, UpdateItem and PutItem on the table. With `consumerName`, the
+   * For the operator tool: Scan, GetItem, UpdateItem and DeleteItem on the table. With `consumerName`, the
    * item actions are limited to that consumer's rows (`dynamodb:LeadingKeys`,
    * docs/aws-facts.md#iam-dynamodbleadingkeys); a Scan reads every consumer's rows whatever the condition.
    */
@@ -153,18 +157,23 @@ export class OutboxTable extends Construct {
       ...(consumerName === undefined
         ? {}
         : {
-            conditions: {
-              'ForAllValues:StringLike': {
-                'dynamodb:LeadingKeys': [
-                  `${outboxRowPrefix('queue', consumerName)}*`,
-                  `${outboxRowPrefix('quarantine', consumerName)}*`,
-                ],
-              },
-            },
+            conditions: outboxRowsCondition(consumerName),
           }),
     });
     return items.combine(
       iam.Grant.addToPrincipal({ grantee, actions: [scan], resourceArns: [this.table.tableArn] }),
     );
   }
+}
+
+/** The partition keys of one consumer's outbox rows (its queue and quarantine rows), for `dynamodb:LeadingKeys`. */
+export function outboxRowsCondition(consumerName: string): Record<string, Record<string, string[]>> {
+  return {
+    'ForAllValues:StringLike': {
+      'dynamodb:LeadingKeys': [
+        `${outboxRowPrefix('queue', consumerName)}*`,
+        `${outboxRowPrefix('quarantine', consumerName)}*`,
+      ],
+    },
+  };
 }

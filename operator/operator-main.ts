@@ -5,6 +5,7 @@ import { failedBatchesList } from './commands/failed-batches-list.js';
 import { failedBatchesReplay } from './commands/failed-batches-replay.js';
 import { failedBatchesShow } from './commands/failed-batches-show.js';
 import { type OperatorIo, PROCESS_IO } from './commands/operator-io.js';
+import { outboxList, outboxQuarantined, outboxRepublish } from './commands/outbox-commands.js';
 import { quarantineDiscard } from './commands/quarantine-discard.js';
 import { quarantineList } from './commands/quarantine-list.js';
 import { quarantineReplay } from './commands/quarantine-replay.js';
@@ -25,7 +26,12 @@ export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help o
   postgres migrate         a Postgres inbox's tables made or brought up to date (--print: the SQL)
   postgres delete-expired  a Postgres inbox's expired dedup rows deleted, in bounded batches
 
+  outbox list         the unpublished events per key: how many, how many bytes, how old the oldest is
+  outbox quarantined  the events the relay set aside because Kafka refused them for good
+  outbox republish    one event back at the end of its key's queue (or a stuck key's row touched)
+
 The inbox is a DynamoDB table (--table) or a Postgres schema (--postgres URL); --stack NAME reads either.
+The outbox is a DynamoDB table (--outbox-table) or the same Postgres schema.
 Replays run through the deployed function (--function NAME, or --stack NAME) or a local --handler FILE.
 Errors are one line (exit 2 for a mistake you can fix, 1 otherwise); --verbose shows stack traces.`;
 
@@ -40,6 +46,10 @@ ${MAIN_HELP.split('\n').slice(7, 10).join('\n')}`;
 export const POSTGRES_GROUP_HELP = `Usage: msk-inbox postgres <migrate|delete-expired> [flags]
 
 ${MAIN_HELP.split('\n').slice(11, 13).join('\n')}`;
+
+export const OUTBOX_HELP = `Usage: msk-inbox outbox <list|quarantined|republish> [flags]
+
+${MAIN_HELP.split('\n').slice(14, 17).join('\n')}`;
 
 type Command = (argv: readonly string[], io: OperatorIo) => Promise<number>;
 
@@ -56,6 +66,10 @@ const GROUPS: Record<string, { readonly help: string; readonly commands: Record<
   'failed-batches': {
     help: FAILED_BATCHES_HELP,
     commands: { list: failedBatchesList, show: failedBatchesShow, replay: failedBatchesReplay },
+  },
+  outbox: {
+    help: OUTBOX_HELP,
+    commands: { list: outboxList, quarantined: outboxQuarantined, republish: outboxRepublish },
   },
   postgres: {
     help: POSTGRES_GROUP_HELP,

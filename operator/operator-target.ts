@@ -152,23 +152,27 @@ export async function operatorTarget(
 
 /**
  * The Postgres inbox the flags or the stack name, else undefined (a DynamoDB one). A flag wins over the
- * stack, as everywhere: `--table` means DynamoDB whatever the stack declares.
+ * stack, as everywhere: `--table` (`tableFlag`: the outbox commands' is `outbox-table`) means DynamoDB
+ * whatever the stack declares.
  */
-async function postgresOf(
+export async function postgresOf(
   values: Values,
   stack: StackOutputs | undefined,
   consumer: string,
+  tableFlag = 'table',
 ): Promise<PostgresConnection | undefined> {
   const url = stringFlag(values.postgres);
   const schema = stringFlag(values.schema);
-  if (url !== undefined && stringFlag(values.table) !== undefined) {
-    throw new UserError('--postgres or --table, not both: the inbox is in one of them');
+  const table = stringFlag(values[tableFlag]);
+  if (url !== undefined && table !== undefined) {
+    const what = tableFlag === 'table' ? 'inbox' : 'outbox';
+    throw new UserError(`--postgres or --${tableFlag}, not both: the ${what} is in one of them`);
   }
   if (url !== undefined) {
     const { postgresFromUrl } = await import('./postgres-target.js');
     return postgresFromUrl(url, schema ?? stack?.postgres.schema);
   }
-  if (stringFlag(values.table) === undefined && stack !== undefined && stackHasPostgres(stack.postgres)) {
+  if (table === undefined && stack !== undefined && stackHasPostgres(stack.postgres)) {
     const { postgresFromStack } = await import('./postgres-target.js');
     return postgresFromStack(stack.stackName, stack.postgres, schema, consumer);
   }

@@ -9,4 +9,6 @@ export const STACK_OUTPUT_KEYS = {
   inboxTableName: 'InboxTableName',
   consumerName: 'ConsumerName',
   failedBatchesBucket: 'FailedBatchesBucket',
+  /** A consumer with an outbox (docs/outbox.md): the `msk-inbox outbox` commands' table. */
+  outboxTableName: 'OutboxTableName',
 } as const;

@@ -20,3 +20,23 @@ export function bytesText(bytes: number, approximate = false): string {
   const text = bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
   return approximate ? `>${text}` : text;
 }
+
+/** A duration for a person, two units at most: 45s, 12m 5s, 3h 20m, 2d 4h. */
+export function ageText(ms: number | undefined): string {
+  if (ms === undefined) return '-';
+  const seconds = Math.max(0, Math.floor(ms / 1_000));
+  const first = AGE_UNITS.findIndex(([, size]) => seconds >= size);
+  const [unit, size] = AGE_UNITS[first] ?? ['s', 1];
+  const head = `${Math.floor(seconds / size)}${unit}`;
+  const next = AGE_UNITS[first + 1];
+  if (first < 0 || next === undefined) return head;
+  const rest = Math.floor((seconds % size) / next[1]);
+  return rest === 0 ? head : `${head} ${rest}${next[0]}`;
+}
+
+const AGE_UNITS: readonly (readonly [string, number])[] = [
+  ['d', 86_400],
+  ['h', 3_600],
+  ['m', 60],
+  ['s', 1],
+];

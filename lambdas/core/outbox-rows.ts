@@ -128,9 +128,9 @@ export function outboxQuarantineKey(consumer: string, eventId: string): string {
   return `${QUARANTINE_WORD}#${consumer}#${eventId}`;
 }
 
-/** The prefixes the operator tool lists by (a Scan with `begins_with`). */
-export function outboxRowPrefix(kind: 'queue' | 'quarantine', consumer: string): string {
-  return `${kind === 'queue' ? QUEUE_WORD : QUARANTINE_WORD}#${consumer}#`;
+/** The prefixes the operator tool lists by (a Scan with `begins_with`): one consumer's, or every one's. */
+export function outboxRowPrefix(kind: 'queue' | 'quarantine', consumer?: string): string {
+  return `${kind === 'queue' ? QUEUE_WORD : QUARANTINE_WORD}#${consumer === undefined ? '' : `${consumer}#`}`;
 }
 
 /** Kafka's rule for topic names. */

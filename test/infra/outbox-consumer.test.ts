@@ -6,7 +6,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { InvalidPropsError } from '../../lib/invalid-props-error.js';
 import { KafkaConsumer, type KafkaConsumerProps } from '../../lib/kafka-consumer.js';
+import { addOperatorOutputs } from '../../lib/operator-outputs.js';
+import { OperatorPolicy } from '../../lib/operator-policy.js';
 import { OutboxTable } from '../../lib/outbox-table.js';
+import { STACK_OUTPUT_KEYS } from '../../operator/stack-output-keys.js';
 import {
   allowedPairs,
   EXAMPLE_CLUSTER_ARN,
@@ -15,6 +18,7 @@ import {
   onlyResource,
   policyStatements,
   projectApp,
+  type Resource,
 } from './support.js';
 
 const COMMON = {
@@ -37,7 +41,13 @@ describe('KafkaConsumer with an outbox', () => {
   beforeAll(() => {
     const stack = new Stack(projectApp({ builtinCloudFormationValidation: false }), 'Orders');
     const outbox = new OutboxTable(stack, 'Outbox');
-    new KafkaConsumer(stack, 'Consumer', { ...COMMON, inboxTable: new InboxTable(stack, 'Inbox'), outbox });
+    const consumer = new KafkaConsumer(stack, 'Consumer', {
+      ...COMMON,
+      inboxTable: new InboxTable(stack, 'Inbox'),
+      outbox,
+    });
+    new OperatorPolicy(stack, 'Operators', { consumer });
+    addOperatorOutputs(consumer);
     template = Template.fromStack(stack);
     outboxId = logicalId(outbox.table);
   });
@@ -49,6 +59,37 @@ describe('KafkaConsumer with an outbox', () => {
   it('grants UpdateItem on the outbox table and nothing else on it', () => {
     const onOutbox = allowedPairs(policyStatements(template)).filter((pair) => pair.includes(outboxId));
     expect(onOutbox).toEqual([`Allow dynamodb:UpdateItem on {"Fn::GetAtt":["${outboxId}","Arn"]}`]);
+  });
+
+  it('declares the OutboxTableName output msk-inbox outbox --stack reads (docs/operate.md#outbox)', () => {
+    expect(template.toJSON().Outputs[STACK_OUTPUT_KEYS.outboxTableName]).toEqual({
+      Value: { Ref: outboxId },
+    });
+  });
+
+  it("lets operators Scan the outbox and get, update and delete only the consumer's rows of it", () => {
+    const statements = (
+      Object.values(template.findResources('AWS::IAM::ManagedPolicy')) as Resource[]
+    ).flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    );
+    const arn = { 'Fn::GetAtt': [outboxId, 'Arn'] };
+    const rows = {
+      'ForAllValues:StringLike': {
+        'dynamodb:LeadingKeys': ['queue#order-consumer#*', 'quarantine#order-consumer#*'],
+      },
+    };
+    expect(allowedPairs(statements).filter((pair) => pair.includes(outboxId))).toEqual(
+      allowedPairs([
+        { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: arn },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+          Resource: arn,
+          Condition: rows,
+        },
+      ]),
+    );
   });
 });
 

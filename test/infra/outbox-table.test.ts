@@ -87,11 +87,11 @@ describe('OutboxTable', () => {
     );
   });
 
-  it("grants operators Scan, GetItem, UpdateItem and PutItem, item actions limited to one consumer's rows when named", () => {
+  it("grants operators Scan, GetItem, UpdateItem and DeleteItem, item actions limited to one consumer's rows when named", () => {
     const operator = allowedPairs([
       {
         Effect: 'Allow',
-        Action: ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+        Action: ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
         Resource: tableArn,
       },
     ]);
@@ -106,7 +106,7 @@ describe('OutboxTable', () => {
         { Effect: 'Allow', Action: 'dynamodb:Scan', Resource: tableArn },
         {
           Effect: 'Allow',
-          Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+          Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
           Resource: tableArn,
           Condition: condition,
         },

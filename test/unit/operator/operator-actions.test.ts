@@ -12,6 +12,7 @@ const OPERATOR_SOURCES = join(import.meta.dirname, '..', '..', '..', 'operator')
  */
 const ACTIONS_OF_COMMAND: Readonly<Record<string, readonly string[]>> = {
   QueryCommand: ['dynamodb:Query'],
+  ScanCommand: ['dynamodb:Scan'],
   GetCommand: ['dynamodb:GetItem'],
   GetItemCommand: ['dynamodb:GetItem'],
   PutCommand: ['dynamodb:PutItem'],
