@@ -106,7 +106,8 @@ export class PostgresOperatorOutbox implements OperatorOutbox {
     return this.#withClient(async (client) => {
       const quarantined = await this.#place(client, 'outbox_quarantine', id, consumer);
       if (quarantined !== undefined) {
-        const event = { id, ...quarantined };
+        const { storedKey, ...place } = quarantined;
+        const event = { id, ...place };
         try {
           // One statement: out of quarantine and in at the end of its key, with a fresh seq.
           const moved = await this.#queries(nowMs).republish(client, id);
@@ -116,7 +117,7 @@ export class PostgresOperatorOutbox implements OperatorOutbox {
           const { rows } = await client.query(
             `SELECT count(*) AS ahead FROM ${this.#schema}.outbox
   WHERE consumer = $1 AND topic = $2 AND kafka_key = $3 AND seq < $4`,
-            [quarantined.consumer, quarantined.topic, quarantined.storedKey, moved.seq],
+            [place.consumer, place.topic, storedKey, moved.seq],
           );
           return { kind: 'republished', event, ahead: Number(rows[0]?.ahead ?? 0) } as const;
         } catch (error) {
@@ -126,7 +127,9 @@ export class PostgresOperatorOutbox implements OperatorOutbox {
         }
       }
       const pending = await this.#place(client, 'outbox', id, consumer);
-      return pending === undefined ? { kind: 'unknown' } : { kind: 'pending', event: { id, ...pending } };
+      if (pending === undefined) return { kind: 'unknown' };
+      const { storedKey: _, ...place } = pending;
+      return { kind: 'pending', event: { id, ...place } };
     });
   }
 
