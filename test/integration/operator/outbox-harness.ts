@@ -1,53 +1,15 @@
 /**
  * `msk-inbox outbox ...` under test on DynamoDB Local: the relay's bench (test/support/relay-harness.ts: an
- * outbox table with its stream, the in-process broker, a manual clock), events appended by the consumer's
- * own appender (outboxAppends, in a TransactWriteItems as the store sends it) and quarantined by the real
- * relay (relayBatch with the broker refusing them), the commands run in this process.
+ * outbox table with its stream, the in-process broker, a manual clock), rows written by the real appender
+ * and relay (test/support/outbox-rows.ts), the commands run in this process.
  */
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { outboxAppends } from '../../../lambdas/core/outbox-appends.js';
-import { outboxEventId } from '../../../lambdas/core/outbox-event-id.js';
-import type { OutboxEvent } from '../../../lambdas/core/outbox-rows.js';
-import { relayBatch } from '../../../lambdas/outbox-relay/relay-batch.js';
 import { runOperator } from '../../../operator/operator-main.js';
 import { CONSUMER, type RelayHarness, TOPIC } from '../../support/relay-harness.js';
 import { collectingIo } from './postgres-harness.js';
 
+export { emit, relay, shipped } from '../../support/outbox-rows.js';
 export { CONSUMER, TOPIC };
-
-/** An event for TOPIC and `key`. */
-export function shipped(key: string, value: string | Uint8Array): OutboxEvent {
-  return { topic: TOPIC, key, value, headers: { type: 'order-shipped' } };
-}
-
-/** The consumer's append of a record's events, committed at the harness clock's time; their ids. */
-export async function emit(
-  h: RelayHarness,
-  dedupKey: string,
-  events: readonly OutboxEvent[],
-): Promise<string[]> {
-  const appends = outboxAppends(
-    { tableName: h.bench.tableName, consumer: CONSUMER },
-    dedupKey,
-    events,
-    h.clock.nowMs(),
-  );
-  if (!appends.ok) throw new Error(appends.problem);
-  await DynamoDBDocumentClient.from(h.bench.client).send(
-    new TransactWriteCommand({ TransactItems: appends.writes as never }),
-  );
-  return events.map((_, position) => outboxEventId(CONSUMER, dedupKey, position));
-}
-
-/** The relay on the stream records since its last run, Kafka refusing the events of `refused` for good. */
-export async function relay(h: RelayHarness, refused: readonly string[] = []) {
-  h.broker.answer = (_topic, messages) =>
-    messages.some((message) => refused.includes(message.headers.event_id as string))
-      ? 'message-too-large'
-      : 'published';
-  return relayBatch(await h.bench.nextEvent(), h.deps());
-}
 
 /** Runs `msk-inbox ARGV` on the bench's table as consumer `orders` (unless ARGV names one), at `nowMs`. */
 export async function outboxCli(h: RelayHarness, argv: readonly string[], nowMs = h.clock.nowMs()) {
