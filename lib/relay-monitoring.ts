@@ -1,4 +1,4 @@
-import { Duration, Token, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as sns from 'aws-cdk-lib/aws-sns';
@@ -113,6 +113,8 @@ export class RelayMonitoring extends Construct {
     const atLeast = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD;
     const quiet = cloudwatch.TreatMissingData.NOT_BREACHING;
     const logs = `the relay's log group ${relay.logGroup.logGroupName}`;
+    // The operator's commands, ready to paste (docs/operate.md#outbox); a test runs each with --help.
+    const outboxFlags = `--outbox-table ${relay.outbox.tableName} --region ${Stack.of(this).region}`;
 
     this.alarms = {
       iteratorAge: notify(
@@ -146,7 +148,7 @@ export class RelayMonitoring extends Construct {
       ),
       quarantined: notify(
         metrics.relay(RELAY_METRICS.eventsQuarantined, 'Sum').createAlarm(this, 'RelayQuarantined', {
-          alarmDescription: `The outbox relay quarantined events it cannot publish for good (too large for the topic, a topic it may not write or that does not exist): they are NOT published. First: list the outbox table ${relay.outbox.tableName}'s rows whose pk begins with quarantine# (each has its reason); fix the cause (the relay's topics, the topic's config), then republish them (docs/outbox.md).`,
+          alarmDescription: `The outbox relay quarantined events it cannot publish for good (too large for the topic, a topic it may not write or that does not exist): they are NOT published. First: npx msk-inbox outbox quarantined ${outboxFlags} (each event's reason and Kafka's error); fix the cause (the relay's topics, the topic's config), then npx msk-inbox outbox republish ID ${outboxFlags} (docs/operate.md#outbox).`,
           threshold: quarantinedThreshold,
           comparisonOperator: atLeast,
           evaluationPeriods: 1,
@@ -165,7 +167,7 @@ export class RelayMonitoring extends Construct {
       ),
       failedBatches: notify(
         metrics.failedBatches().createAlarm(this, 'RelayFailedBatches', {
-          alarmDescription: `Lambda gave up on outbox stream batches (retries or maxRecordAge spent): their events are still in the outbox table ${relay.outbox.tableName}, unpublished until their key is appended to again. First: read the queue ${relay.failureQueue.queueName} (shards and sequence numbers); fix the cause, then republish the waiting rows (docs/outbox.md).`,
+          alarmDescription: `Lambda gave up on outbox stream batches (retries or maxRecordAge spent): their events are still in the outbox table ${relay.outbox.tableName}, unpublished until their key is appended to again. First: read the queue ${relay.failureQueue.queueName} (shards and sequence numbers); fix the cause, then npx msk-inbox outbox list ${outboxFlags} (each key's NEXT EVENT id) and npx msk-inbox outbox republish ID ${outboxFlags} for each (docs/operate.md#outbox).`,
           threshold: 1,
           comparisonOperator: atLeast,
           evaluationPeriods: 1,

@@ -7,6 +7,7 @@ import { RELAY_METRICS } from '../../lib/monitoring/relay-metric-names.js';
 import { OutboxRelay } from '../../lib/outbox-relay.js';
 import { OutboxTable } from '../../lib/outbox-table.js';
 import { RelayMonitoring, type RelayMonitoringProps } from '../../lib/relay-monitoring.js';
+import { runOperator } from '../../operator/operator-main.js';
 import {
   dashboardMetrics,
   EXAMPLE_CLUSTER_ARN,
@@ -160,7 +161,40 @@ describe('RelayMonitoring', () => {
   it('passes cdk-nag with nothing unacknowledged', () => {
     expect(unacknowledgedFindings(built.app)).toEqual([]);
   });
+
+  it('names the msk-inbox outbox commands for quarantined and given-up events, each one the tool knows', async () => {
+    const alarms = alarmsById(built.template);
+    const text = (id: string) => rendered(alarms[id]?.Properties.AlarmDescription);
+    const commands = ['RelayQuarantined', 'RelayFailedBatches'].flatMap((id) =>
+      [...text(id).matchAll(/npx msk-inbox ([^.()]+)/g)].map(([, line]) => (line ?? '').trim().split(/\s+/)),
+    );
+    expect(commands.map((argv) => argv.slice(0, 2).join(' '))).toEqual([
+      'outbox quarantined',
+      'outbox republish',
+      'outbox list',
+      'outbox republish',
+    ]);
+    expect(text('RelayQuarantined')).toContain(`--outbox-table ${logicalId(built.relay.outbox.table)}`);
+    const quiet = { print: () => undefined, note: () => undefined, ask: async () => undefined };
+    for (const argv of commands) {
+      const io = { ...quiet, nowMs: () => 0, user: () => 'test' };
+      expect(await runOperator([...argv, '--help'], io), argv.join(' ')).toBe(0);
+    }
+  });
 });
+
+/** A description as CloudWatch shows it, each reference as the logical id (or pseudo parameter) it names. */
+function rendered(description: unknown): string {
+  if (typeof description === 'string') return description;
+  const [separator, parts] = (description as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  return parts
+    .map((part) => {
+      if (typeof part === 'string') return part;
+      const reference = part as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+      return (reference.Ref ?? reference['Fn::GetAtt']?.[0] ?? '').replace('AWS::', '');
+    })
+    .join(separator);
+}
 
 describe('RelayMonitoring with the consumers alarm topic and its own thresholds', () => {
   it('notifies that topic, creates none, and alarms at the thresholds given', () => {
