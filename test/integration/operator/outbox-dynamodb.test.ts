@@ -4,7 +4,7 @@
  * table and its stream.
  */
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { eventBytes } from '../../../lambdas/core/outbox-appends.js';
 import {
   OUTBOX_ATTRIBUTES as A,
@@ -12,9 +12,12 @@ import {
   outboxQuarantineKey,
 } from '../../../lambdas/core/outbox-rows.js';
 import { relayBatch } from '../../../lambdas/outbox-relay/relay-batch.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
 import { UserError } from '../../../operator/cli/user-error.js';
 import { republishLine } from '../../../operator/commands/outbox-commands.js';
+import { runOperator } from '../../../operator/operator-main.js';
 import { DynamoDbOperatorOutbox } from '../../../operator/outbox/dynamodb-outbox.js';
+import { startCloudFormationStub } from '../../support/cloudformation-stub.js';
 import { type RelayHarness, relayHarness, rowIds } from '../../support/relay-harness.js';
 import {
   CONSUMER,
@@ -26,6 +29,7 @@ import {
   shipped,
   TOPIC,
 } from './outbox-harness.js';
+import { collectingIo } from './postgres-harness.js';
 
 let h: RelayHarness;
 
@@ -76,6 +80,41 @@ describe('outbox list', () => {
     expect(other.out).toBe(
       `no unpublished events for consumer payments in outbox table ${h.bench.tableName}`,
     );
+  });
+});
+
+describe('outbox --stack', () => {
+  it('finds the outbox table and the consumer in the stack’s OutboxTableName and ConsumerName outputs', async () => {
+    await emit(h, 'order-1', [shipped('customer-1', 'a')]);
+    const stub = await startCloudFormationStub({
+      Orders: { OutboxTableName: h.bench.tableName, ConsumerName: CONSUMER },
+      Old: { ConsumerName: CONSUMER },
+    });
+    const variables = {
+      AWS_ENDPOINT_URL_CLOUDFORMATION: stub.endpoint,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    };
+    const saved = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, variables);
+    const endpoint = ['--endpoint', inject('dynamoDbEndpoint')];
+    try {
+      const { io, run } = collectingIo();
+      const listing = run(
+        await runOperator(['outbox', 'list', '--json', '--stack', 'Orders', ...endpoint], io),
+      );
+      expect(JSON.parse(listing.out)).toMatchObject({ consumer: CONSUMER, total: { keys: 1, events: 1 } });
+      await expect(runOperator(['outbox', 'list', '--stack', 'Old', ...endpoint], io)).rejects.toThrow(
+        'which outbox? pass --outbox-table NAME (or set OUTBOX_TABLE_NAME), or --postgres URL for a Postgres outbox; stack Old has no OutboxTableName output',
+      );
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await stub.close();
+    }
   });
 });
 
