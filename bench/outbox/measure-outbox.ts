@@ -5,15 +5,15 @@
  * (write-units.ts, from the items' sizes after the write), and the relay's requests and write units.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  type AttributeValue,
-  DeleteTableCommand,
-  DynamoDBClient,
-  ScanCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OUTBOX_ATTRIBUTES as A, OUTBOX_CHANGE } from '../../lambdas/core/outbox-rows.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../../local/dynamodb-local/client.js';
-import { createAppTable, createInboxTable, createOutboxTable } from '../../local/dynamodb-local/tables.js';
+import {
+  createAppTable,
+  createInboxTable,
+  createOutboxTable,
+  scanAll,
+} from '../../local/dynamodb-local/tables.js';
 import { createLambdaContext, untilDeadline } from '../../local/esm/lambda-function.js';
 import type { BenchTables, Contender } from '../contenders/contender.js';
 import { RequestCounter, type RequestTally } from '../measure/request-counter.js';
@@ -192,12 +192,7 @@ async function priceWrites(admin: DynamoDBClient, writes: readonly RecordedWrite
 
 async function itemSizes(admin: DynamoDBClient, table: string): Promise<Map<string, number>> {
   const sizes = new Map<string, number>();
-  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await admin.send(new ScanCommand({ TableName: table, ExclusiveStartKey }));
-    for (const item of page.Items ?? []) sizes.set(String(item.pk?.S), itemSizeBytes(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for (const item of await scanAll(admin, table)) sizes.set(String(item.pk?.S), itemSizeBytes(item));
   return sizes;
 }
 

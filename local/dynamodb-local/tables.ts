@@ -1,6 +1,8 @@
 import {
+  type AttributeValue,
   CreateTableCommand,
   type DynamoDBClient,
+  ScanCommand,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
@@ -77,4 +79,21 @@ export async function createTableKeyedBy(
     }),
   );
   await waitUntilTableExists({ client, maxWaitTime: 30 }, { TableName: tableName });
+}
+
+/** Every item of a table, page after page, read consistently: for checks after a run, never in one. */
+export async function scanAll(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: tableName, ExclusiveStartKey, ConsistentRead: true }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
 }

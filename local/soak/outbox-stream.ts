@@ -7,8 +7,6 @@ import {
   CreateTableCommand,
   DeleteTableCommand,
   type DynamoDBClient,
-  ScanCommand,
-  type AttributeValue as SdkAttributeValue,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
@@ -18,6 +16,7 @@ import {
   OUTBOX_EVENT_FIELDS as F,
   OUTBOX_CHANGE,
 } from '../../lambdas/core/outbox-rows.js';
+import { scanAll } from '../dynamodb-local/tables.js';
 import { ShardReader } from '../streams/shard-reader.js';
 import { type ShardRecord, toShardRecord } from '../streams/stream-event.js';
 import { describeShards } from '../streams/stream-shards.js';
@@ -114,20 +113,13 @@ export async function outboxContents(
 ): Promise<{ leftInQueues: { pk: string; ids: string[] }[]; quarantined: string[] }> {
   const leftInQueues: { pk: string; ids: string[] }[] = [];
   const quarantined: string[] = [];
-  let start: Record<string, SdkAttributeValue> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    for (const item of page.Items ?? []) {
-      const pk = item[A.pk]?.S ?? '';
-      if (pk.startsWith('quarantine#')) {
-        quarantined.push(item[A.event]?.M?.[F.id]?.S ?? pk);
-      } else {
-        leftInQueues.push({ pk, ids: idsOf(item[A.events] as AttributeValue | undefined) });
-      }
+  for (const item of await scanAll(client, tableName)) {
+    const pk = item[A.pk]?.S ?? '';
+    if (pk.startsWith('quarantine#')) {
+      quarantined.push(item[A.event]?.M?.[F.id]?.S ?? pk);
+    } else {
+      leftInQueues.push({ pk, ids: idsOf(item[A.events] as AttributeValue | undefined) });
     }
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
+  }
   return { leftInQueues, quarantined };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { inject } from 'vitest';
 import { localDynamoDbClient } from '../../local/dynamodb-local/client.js';
-import { createAppTable, createInboxTable } from '../../local/dynamodb-local/tables.js';
+import { createAppTable, createInboxTable, scanAll } from '../../local/dynamodb-local/tables.js';
 
 export interface TestTables {
   readonly client: DynamoDBClient;
@@ -35,16 +35,7 @@ export async function createTestTables(): Promise<TestTables> {
       return Item;
     },
     async scan(tableName) {
-      const items: Record<string, unknown>[] = [];
-      let ExclusiveStartKey: ScanCommand['input']['ExclusiveStartKey'];
-      do {
-        const page = await client.send(
-          new ScanCommand({ TableName: tableName, ExclusiveStartKey, ConsistentRead: true }),
-        );
-        items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return items;
+      return (await scanAll(client, tableName)).map((item) => unmarshall(item));
     },
   };
 }

@@ -2,9 +2,10 @@
  * What the pipeline left in DynamoDB once it stopped: the payment consumer's ledgers and what remains in
  * the outbox table (queue rows still holding events, quarantine rows).
  */
-import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { OUTBOX_ATTRIBUTES } from '../../../lambdas/core/outbox-rows.js';
+import { scanAll } from '../../dynamodb-local/tables.js';
 import type { LedgerEntry } from './pipeline-verify.js';
 
 export interface PipelineState {
@@ -41,14 +42,5 @@ export async function readPipelineState(
 }
 
 async function scan(client: DynamoDBClient, tableName: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: ScanCommand['input']['ExclusiveStartKey'];
-  do {
-    const page = await client.send(
-      new ScanCommand({ TableName: tableName, ExclusiveStartKey, ConsistentRead: true }),
-    );
-    items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+  return (await scanAll(client, tableName)).map((item) => unmarshall(item));
 }
