@@ -13,7 +13,7 @@ import {
 } from './kept-dynamodb.js';
 import { type KeptInvokeApi, startKeptInvokeApi } from './kept-invoke-api.js';
 import { formatPipelineSummary } from './pipeline/pipeline-summary.js';
-import { PIPELINE_CRASH_RATE, runPipeline } from './pipeline/run-pipeline.js';
+import { PIPELINE_CRASH_RATE, PIPELINE_EVENTS, runPipeline } from './pipeline/run-pipeline.js';
 import { DEMO_CONSUMER_NAME, runDemo } from './run-demo.js';
 import { formatSummary } from './summary.js';
 
@@ -38,7 +38,9 @@ runCli({
       const result = await runPipeline(
         {
           source: choice.kind,
-          events: parsed.options.events,
+          // Three functions per order: the demo's default would take minutes; its own default is smaller.
+          events:
+            parsed.options.events === DEFAULT_DEMO_OPTIONS.events ? PIPELINE_EVENTS : parsed.options.events,
           accounts: parsed.options.accounts,
           seed: parsed.options.seed,
           // The demo's default rate crashes too few of the pipeline's invocations to show: its own is higher.

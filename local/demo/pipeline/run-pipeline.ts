@@ -29,6 +29,9 @@ import { openPipelineLog, PIPELINE_TOPICS } from './pipeline-log.js';
 import { readPipelineState } from './pipeline-state.js';
 import { type PipelineVerification, verifyPipeline } from './pipeline-verify.js';
 
+/** Orders a pipeline run produces unless told otherwise: each goes through three functions. */
+export const PIPELINE_EVENTS = 1_000;
+
 /** Each function's invocations crash this often unless told otherwise: enough to crash each of the three. */
 export const PIPELINE_CRASH_RATE = 0.2;
 
