@@ -110,10 +110,8 @@ describe('OutboxRelay in the brokers VPC, let in by their security group', () =>
       FilterCriteria: {
         Filters: [
           {
-            Pattern: JSON.stringify({
-              eventName: ['INSERT', 'MODIFY'],
-              dynamodb: { NewImage: { change: { S: ['appended'] } } },
-            }),
+            // Only the `dynamodb` key: Lambda's DynamoDB filters take nothing else (docs/aws-facts.md).
+            Pattern: JSON.stringify({ dynamodb: { NewImage: { change: { S: ['appended'] } } } }),
           },
         ],
       },
