@@ -16,7 +16,7 @@ export interface RelayConfig {
   readonly functionName: string | undefined;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** `host:port`, or `[ipv6]:port`. */
 const BROKER = /^(\[[0-9A-Fa-f:.]+\]|[^\s:[\],]+):(\d{1,5})$/;
@@ -25,7 +25,16 @@ export function readRelayConfig(env: Env): RelayConfig {
   const problems: string[] = [];
   const outboxTableName = env[RELAY_SETTINGS.outboxTableName.env]?.trim() ?? '';
   if (!outboxTableName) problems.push(`${RELAY_SETTINGS.outboxTableName.env} is required`);
+  const kafka = readKafkaTarget(env, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { outboxTableName, ...kafka };
+}
 
+/** Where and how a relay produces, and who it is: the part of its settings every outbox store shares. */
+export type KafkaTarget = Omit<RelayConfig, 'outboxTableName'>;
+
+/** The Kafka settings, its problems added to `problems` (the caller throws them with its own). */
+export function readKafkaTarget(env: Env, problems: string[]): KafkaTarget {
   const serversName = RELAY_SETTINGS.bootstrapServers.env;
   const servers = env[serversName]?.trim() ?? '';
   const brokers = servers
@@ -48,10 +57,7 @@ export function readRelayConfig(env: Env): RelayConfig {
   const region = env.AWS_REGION?.trim() || undefined;
   if (auth === 'iam' && !region)
     problems.push(`AWS_REGION is required with ${authName}=iam (Lambda sets it)`);
-
-  if (problems.length > 0) throw new ConfigError(problems);
   return {
-    outboxTableName,
     brokers,
     kafkaAuth: auth as KafkaAuth,
     region,
