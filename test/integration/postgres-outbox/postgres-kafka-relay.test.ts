@@ -7,12 +7,19 @@
  * postgres-relay-round.test.ts.)
  * Skipped, with one line, where kcat or Debian's Postgres is missing.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../../../lambdas/core/clock.js';
 import { KafkaPublisher } from '../../../lambdas/outbox-relay/kafka-publisher.js';
 import { createPostgresRelayHandler } from '../../../lambdas/postgres/outbox/relay-handler.js';
 import { readPostgresRelayConfig } from '../../../lambdas/postgres/outbox/relay-settings.js';
+import { lambdaEnvironment } from '../../../local/demo/pipeline/pipeline-functions.js';
 import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kafka/broker.js';
+import { buildBundles } from '../../../local/lambda-runtime/build-bundles.js';
+import { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
+import { PROJECT_ROOT } from '../../../local/project-paths.js';
 import { BROKER_SKIP_NOTICE, skipBrokerTests } from '../../support/broker.js';
 import { lambdaContext } from '../../support/clocks.js';
 import { readTopic } from '../../support/kcat-topic.js';
@@ -21,6 +28,8 @@ import { inboxDatabase } from '../../support/postgres-inbox.js';
 import { emitCommitted, payment } from './outbox-harness.js';
 
 if (skipBrokerTests) console.warn(BROKER_SKIP_NOTICE);
+
+const POSTGRES_RELAY_ENTRY = resolve(PROJECT_ROOT, 'lambdas', 'postgres', 'outbox', 'relay-handler.ts');
 
 describeOnDebianPostgres('the Postgres relay’s handler through the local Kafka broker', (target) => {
   let cluster: KafkaMockCluster | undefined;
@@ -85,6 +94,50 @@ describeOnDebianPostgres('the Postgres relay’s handler through the local Kafka
                 (select count(*) from ${db.schema}.outbox_quarantine) as quarantined`,
       );
       expect(left.rows[0]).toEqual({ pending: '0', quarantined: '0' });
+    },
+  );
+
+  it.skipIf(skipBrokerTests)(
+    'the bundle its construct deploys, in the local Lambda runtime, publishes what commits while it runs',
+    async () => {
+      const broker = cluster as KafkaMockCluster;
+      const topic = `bundled-${db.schema}`;
+      const directory = await mkdtemp(join(tmpdir(), 'postgres-relay-'));
+      const fn = new WorkerFunction({
+        ...(await buildBundles(directory, { entry: POSTGRES_RELAY_ENTRY, name: 'postgres-outbox-relay' })),
+        functionName: 'postgres-outbox-relay',
+        // The relay reads no DynamoDB: nothing answers here.
+        dynamoDbEndpoint: 'http://127.0.0.1:9',
+        environment: {
+          ...lambdaEnvironment('postgres-outbox-relay', 'WARN'),
+          POSTGRES_AUTH: 'url',
+          POSTGRES_URL: target.url(),
+          POSTGRES_SCHEMA: db.schema,
+          KAFKA_BOOTSTRAP_SERVERS: broker.bootstrapServers,
+          KAFKA_AUTH: 'none',
+          OUTBOX_POLL_INTERVAL_MS: '100',
+        },
+      });
+      try {
+        await emitCommitted(db, 'order-1', [{ topic, key: 'customer-a', value: 'a1' }], Date.now());
+        // As the schedule invokes it: an EventBridge event, and 22 s before the timeout (2 s of rounds).
+        const invoked = fn.invoke({
+          event: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+          requestId: 'scheduled-1',
+          deadlineMs: Date.now() + 22_000,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 700));
+        await emitCommitted(db, 'order-2', [{ topic, key: 'customer-a', value: 'a2' }], Date.now());
+
+        const outcome = await invoked;
+
+        expect(outcome).toMatchObject({ kind: 'returned', response: { published: 2, storeFailures: 0 } });
+        const records = await readTopic(broker.bootstrapServers, topic);
+        expect(records.map((record) => record.payload)).toEqual(['a1', 'a2']);
+      } finally {
+        await fn.close();
+        await rm(directory, { recursive: true, force: true });
+      }
     },
   );
 
