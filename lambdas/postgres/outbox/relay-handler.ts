@@ -5,17 +5,13 @@
  * returns what it did. Settings, the connection pool and the Kafka producer are made once per container,
  * on the first invocation; a missing or bad setting fails every invocation with one ConfigError naming it.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { type Clock, systemClock } from '../../core/clock.js';
-import { KafkaPublisher } from '../../outbox-relay/kafka-publisher.js';
 import type { Publisher } from '../../outbox-relay/publisher.js';
-import { METRICS_NAMESPACE, RELAY_METRICS } from '../../outbox-relay/relay-metric-names.js';
 import { emitRelayMetrics } from '../../outbox-relay/relay-metrics.js';
+import { relayRuntime, withRelayMiddleware } from '../../outbox-relay/relay-runtime.js';
 import { awsCredentials } from '../aws-credentials.js';
 import { type ConnectionSource, connectionPool } from '../connection.js';
 import { type RelayRunSummary, runRelay } from './relay-loop.js';
@@ -46,19 +42,7 @@ const RELAY_CONNECTIONS = 2;
 
 export function createPostgresRelayHandler(options: PostgresRelayHandlerOptions): PostgresRelayHandler {
   const { config } = options;
-  const serviceName = config.functionName ?? LOCAL_SERVICE_NAME;
-  const logger = options.logger ?? new Logger({ serviceName });
-  const metrics =
-    options.metrics ??
-    new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE, serviceName });
-  const publisher =
-    options.publisher ??
-    new KafkaPublisher({
-      brokers: config.brokers,
-      auth: config.kafkaAuth,
-      ...(config.region ? { region: config.region } : {}),
-      log: (message, details) => logger.error(message, details),
-    });
+  const runtime = relayRuntime(config, LOCAL_SERVICE_NAME, options);
   const pool =
     options.pool ??
     connectionPool(
@@ -67,35 +51,22 @@ export function createPostgresRelayHandler(options: PostgresRelayHandlerOptions)
     );
   const clock = options.clock ?? systemClock;
   const queries = new OutboxRelayQueries({ schema: config.postgres.schema, clock });
-  const log = {
-    warn: (message: string, details: Record<string, unknown>) => logger.warn(message, details),
-    error: (message: string, details: Record<string, unknown>) => logger.error(message, details),
-  };
 
-  return middy<unknown, RelayRunSummary, Error, Context>()
-    .use(injectLambdaContext(logger, { logEvent: false }))
-    .use(logMetrics(metrics))
-    .use({
-      onError: async (request) => {
-        logger.error('invocation failed as a whole', request.error as Error);
-        metrics.addMetric(RELAY_METRICS.failedBatches, MetricUnit.Count, 1);
-      },
-    })
-    .handler(async (_event, context) => {
-      const summary = await runRelay({
-        connect: () => pool.connect(),
-        schema: config.postgres.schema,
-        queries,
-        publisher,
-        settings: config.relay,
-        nowMs: () => clock.nowMs(),
-        remainingMs: () => context.getRemainingTimeInMillis(),
-        log,
-        ...(options.sleep ? { sleep: options.sleep } : {}),
-      });
-      emitRelayMetrics(metrics, logger, summary, 'outbox relayed');
-      return summary;
+  return withRelayMiddleware(runtime, async (_event: unknown, context) => {
+    const summary = await runRelay({
+      connect: () => pool.connect(),
+      schema: config.postgres.schema,
+      queries,
+      publisher: runtime.publisher,
+      settings: config.relay,
+      nowMs: () => clock.nowMs(),
+      remainingMs: () => context.getRemainingTimeInMillis(),
+      log: runtime.log,
+      ...(options.sleep ? { sleep: options.sleep } : {}),
     });
+    emitRelayMetrics(runtime.metrics, runtime.logger, summary, 'outbox relayed');
+    return summary;
+  });
 }
 
 let relay: PostgresRelayHandler | undefined;
