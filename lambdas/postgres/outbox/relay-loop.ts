@@ -43,7 +43,7 @@ export interface RelayRunSummary {
   polled: number;
   published: number;
   quarantined: number;
-  /** Rounds a send stopped (it may pass later: the events stay pending). */
+  /** Sends that failed for now (their keys' events stay pending; their topics wait for the next round). */
   publishFailures: number;
   /** Rounds the database failed (a connection, a statement, the COMMIT): their events stay pending. */
   storeFailures: number;
@@ -119,11 +119,9 @@ async function oneRound(deps: RelayLoopDeps, summary: RelayRunSummary): Promise<
   if (round.publishLagMs !== undefined) {
     summary.publishLagMs = Math.max(summary.publishLagMs ?? 0, round.publishLagMs);
   }
-  if (round.publishFailure !== undefined) {
+  for (const failure of round.publishFailures) {
     summary.publishFailures += 1;
-    deps.log.warn('a send to Kafka failed: its key’s events stay pending', {
-      error: describe(round.publishFailure),
-    });
+    deps.log.warn('a send to Kafka failed: its key’s events stay pending', { error: describe(failure) });
   }
   return round;
 }

@@ -1,7 +1,7 @@
 /**
  * One round of the Postgres relay (docs/postgres.md#the-relay), in one READ COMMITTED transaction on one
  * connection: claim up to `keysPerRound` keys no other relay holds (their head events locked FOR UPDATE
- * SKIP LOCKED), and for each, oldest key first, publish its pending events in seq order and delete them,
+ * SKIP LOCKED), and for each publish its pending events in seq order and delete them,
  * or move the ones Kafka refuses for good to outbox_quarantine. COMMIT releases the keys.
  *
  * Kafka first, the database after, in the same transaction: a crash or a lost COMMIT after a send leaves
@@ -12,6 +12,7 @@
 import { OUTBOX_LIMITS } from '../../core/outbox-rows.js';
 import { publishedOf, publishInOrder, type Settled } from '../../outbox-relay/publish-in-order.js';
 import type { Publisher } from '../../outbox-relay/publisher.js';
+import { sqlStateOf } from '../sqlstate.js';
 import type { PendingEvent } from './outbox-columns.js';
 import type { OutboxClient, OutboxRelayQueries } from './relay-queries.js';
 
@@ -29,8 +30,11 @@ export interface RoundReport {
   readonly keys: number;
   readonly published: number;
   readonly quarantined: number;
-  /** A send that may pass later (the broker unreachable, too few in-sync replicas): the round stopped there. */
-  readonly publishFailure: unknown;
+  /**
+   * Sends that may pass later (the broker unreachable, too few in-sync replicas, a topic the role may not
+   * write): their keys' events stay pending, and the rest of the round skipped their topics.
+   */
+  readonly publishFailures: readonly unknown[];
   /** Now minus the commit time of each event published, the largest. */
   readonly publishLagMs: number | undefined;
   /** Events may be waiting that this round did not reach: the caller claims again at once. */
@@ -58,7 +62,9 @@ export async function relayRound(client: OutboxClient, deps: RoundDeps): Promise
     await client.query('COMMIT');
     return report;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // Without a SQLSTATE the connection itself failed (a driver timeout, a cut socket): a ROLLBACK would
+    // only wait behind it. The caller destroys the connection, and the server rolls back as it goes.
+    if (sqlStateOf(error) !== undefined) await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }
@@ -68,10 +74,16 @@ async function relayClaimedKeys(client: OutboxClient, deps: RoundDeps): Promise<
   let published = 0;
   let quarantined = 0;
   let publishLagMs: number | undefined;
+  const publishFailures: unknown[] = [];
+  // A topic whose send failed for now is not sent to again this round: one key that cannot be published
+  // (its partition offline, a topic the role may not write) must not hold the others, which the claim
+  // hands out oldest head first, its own first every round.
+  const failingTopics = new Set<string>();
   // Every key was claimed: the next round may find more than this one could take.
   let more = keys.length === deps.keysPerRound;
   for (const key of keys) {
     if (deps.remainingMs() < KEY_SEND_RESERVE_MS) return report({ more: true });
+    if (failingTopics.has(key.topic)) continue;
     const pending = await deps.queries.pendingEvents(client, key, { limit: EVENTS_PER_KEY });
     const events = withinRequestBytes(pending);
     if (events.length < pending.length || pending.length === EVENTS_PER_KEY) more = true;
@@ -99,20 +111,16 @@ async function relayClaimedKeys(client: OutboxClient, deps: RoundDeps): Promise<
     published += sent.length;
     const nowMs = deps.nowMs();
     for (const event of sent) publishLagMs = Math.max(publishLagMs ?? 0, nowMs - event.committedAt);
-    // The broker is likely down for every key alike: the round ends, its keys are released at COMMIT.
-    if (failure !== undefined) return report({ publishFailure: failure, more: false });
+    if (failure !== undefined) {
+      publishFailures.push(failure);
+      failingTopics.add(key.topic);
+    }
   }
-  return report({ more });
+  // After a failure the caller waits its poll interval before claiming again, rather than at once.
+  return report({ more: more && publishFailures.length === 0 });
 
-  function report(end: { readonly more: boolean; readonly publishFailure?: unknown }): RoundReport {
-    return {
-      keys: keys.length,
-      published,
-      quarantined,
-      publishFailure: end.publishFailure,
-      publishLagMs,
-      more: end.more,
-    };
+  function report(end: { readonly more: boolean }): RoundReport {
+    return { keys: keys.length, published, quarantined, publishFailures, publishLagMs, more: end.more };
   }
 }
 
