@@ -13,6 +13,7 @@ import type { PoolClient } from 'pg';
 import type { Publisher } from '../../outbox-relay/publisher.js';
 import { withPooledClient } from '../connection.js';
 import { OutboxAppendListener } from './append-listener.js';
+import type { OutboxKey } from './outbox-columns.js';
 import type { OutboxRelayQueries } from './relay-queries.js';
 import { type RoundReport, relayRound } from './relay-round.js';
 import type { PostgresRelaySettings } from './relay-settings.js';
@@ -77,11 +78,13 @@ export async function runRelay(deps: RelayLoopDeps): Promise<RelayRunSummary> {
   };
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const listening = new Listening(deps);
+  let after: OutboxKey | undefined;
   try {
     // The first round always runs, so a function with a short timeout still moves events.
     do {
       await listening.start();
-      const round = await oneRound(deps, summary);
+      const round = await oneRound(deps, summary, after);
+      after = round?.lastKey ?? after;
       if (round?.more === true) continue;
       const waitMs = Math.min(deps.settings.pollIntervalMs, deps.remainingMs() - ROUND_START_RESERVE_MS);
       if (waitMs <= 0) break;
@@ -96,7 +99,11 @@ export async function runRelay(deps: RelayLoopDeps): Promise<RelayRunSummary> {
   return summary;
 }
 
-async function oneRound(deps: RelayLoopDeps, summary: RelayRunSummary): Promise<RoundReport | undefined> {
+async function oneRound(
+  deps: RelayLoopDeps,
+  summary: RelayRunSummary,
+  after: OutboxKey | undefined,
+): Promise<RoundReport | undefined> {
   summary.rounds += 1;
   let round: RoundReport;
   try {
@@ -107,6 +114,7 @@ async function oneRound(deps: RelayLoopDeps, summary: RelayRunSummary): Promise<
         keysPerRound: deps.settings.keysPerRound,
         nowMs: deps.nowMs,
         remainingMs: deps.remainingMs,
+        ...(after ? { after } : {}),
       }),
     );
   } catch (error) {

@@ -44,7 +44,7 @@ export interface OutboxRelayQueriesOptions {
 
 export class OutboxRelayQueries {
   readonly #clock: Clock;
-  readonly #claim: string;
+  readonly #claim: { readonly all: string; readonly after: string; readonly upTo: string };
   readonly #pending: string;
   readonly #delete: string;
   readonly #quarantine: string;
@@ -71,20 +71,32 @@ export class OutboxRelayQueries {
     //   would hide the key from relays. Event rows are only ever inserted and deleted, never updated: a
     //   relay's lock and an emitter's never meet.
     // The heads are found by a loose index scan over (consumer, topic, kafka_key, seq): one index probe per
-    // key with pending events, however many events each has. The oldest heads are claimed first, so the
-    // key waiting longest goes first.
-    this.#claim = `WITH RECURSIVE heads AS (
-  (SELECT id, consumer, topic, kafka_key FROM ${s}.outbox ORDER BY consumer, topic, kafka_key, seq LIMIT 1)
+    // key with pending events, however many events each has, and no more probes than the round takes (the
+    // recursion runs only as far as the LIMIT pulls it; no sort over every head, which grew with the keys
+    // pending). Each head is locked as the recursion reaches it (a lateral subquery: the heads' key order is
+    // kept, which a join may not keep). Keys go round in key order from where the last round stopped (`after`), up to it again
+    // (`upTo`), so every key with pending events is reached within (keys pending / limit) rounds.
+    const heads = (bounds: 'all' | 'after' | 'upTo') => {
+      const first =
+        bounds === 'after'
+          ? 'WHERE (consumer, topic, kafka_key) > ($2, $3, $4)'
+          : bounds === 'upTo'
+            ? 'WHERE (consumer, topic, kafka_key) <= ($2, $3, $4)'
+            : '';
+      const next = bounds === 'upTo' ? 'AND (o.consumer, o.topic, o.kafka_key) <= ($2, $3, $4)' : '';
+      return `WITH RECURSIVE heads AS (
+  (SELECT id, consumer, topic, kafka_key FROM ${s}.outbox ${first} ORDER BY consumer, topic, kafka_key, seq LIMIT 1)
   UNION ALL
   SELECT next.id, next.consumer, next.topic, next.kafka_key FROM heads h CROSS JOIN LATERAL (
     SELECT o.id, o.consumer, o.topic, o.kafka_key FROM ${s}.outbox o
-    WHERE (o.consumer, o.topic, o.kafka_key) > (h.consumer, h.topic, h.kafka_key)
+    WHERE (o.consumer, o.topic, o.kafka_key) > (h.consumer, h.topic, h.kafka_key) ${next}
     ORDER BY o.consumer, o.topic, o.kafka_key, o.seq LIMIT 1) next
 )
-SELECT o.consumer, o.topic, o.kafka_key FROM heads h JOIN ${s}.outbox o ON o.id = h.id
-ORDER BY o.committed_at, o.id
-LIMIT $1
-FOR UPDATE OF o SKIP LOCKED`;
+SELECT o.consumer, o.topic, o.kafka_key FROM heads h CROSS JOIN LATERAL (
+  SELECT consumer, topic, kafka_key FROM ${s}.outbox WHERE id = h.id FOR UPDATE SKIP LOCKED) o
+LIMIT $1`;
+    };
+    this.#claim = { all: heads('all'), after: heads('after'), upTo: heads('upTo') };
     this.#pending = `SELECT ${EVENT_COLUMNS}, seq FROM ${s}.outbox
   WHERE consumer = $1 AND topic = $2 AND kafka_key = $3 ORDER BY seq LIMIT $4`;
     this.#delete = `DELETE FROM ${s}.outbox WHERE id = ANY($1::uuid[])`;
@@ -122,16 +134,22 @@ RETURNING ${EVENT_COLUMNS}, seq`;
   }
 
   /**
-   * Locks up to `limit` keys with pending events that no other relay holds, oldest first, until the
-   * caller's transaction ends: call it inside one (BEGIN first), at READ COMMITTED. Waits on no one.
+   * Locks up to `limit` keys with pending events that no other relay holds until the caller's transaction
+   * ends: call it inside one (BEGIN first), at READ COMMITTED. Waits on no one. Keys come in key order
+   * after `after` (the last key of the previous round), then from the first key up to `after`: a relay
+   * passing its last claim on goes round every key in turn.
    */
-  async claimKeys(client: OutboxClient, options: { readonly limit: number }): Promise<OutboxKey[]> {
-    const { rows } = await client.query(this.#claim, [options.limit]);
-    return rows.map((row) => ({
-      consumer: String(row.consumer),
-      topic: String(row.topic),
-      kafkaKey: keyOfStored(String(row.kafka_key)),
-    }));
+  async claimKeys(
+    client: OutboxClient,
+    options: { readonly limit: number; readonly after?: OutboxKey },
+  ): Promise<OutboxKey[]> {
+    const { limit, after } = options;
+    if (after === undefined) return keysOf(await client.query(this.#claim.all, [limit]));
+    const bound = [after.consumer, after.topic, storedKey(after.kafkaKey)];
+    const onward = keysOf(await client.query(this.#claim.after, [limit, ...bound]));
+    if (onward.length === limit) return onward;
+    const wrapped = keysOf(await client.query(this.#claim.upTo, [limit - onward.length, ...bound]));
+    return [...onward, ...wrapped];
   }
 
   /** A claimed key's events, in seq order: the order their effects committed. */
@@ -240,6 +258,14 @@ RETURNING ${EVENT_COLUMNS}, seq`;
       throw error;
     }
   }
+}
+
+function keysOf(result: { rows: Record<string, unknown>[] }): OutboxKey[] {
+  return result.rows.map((row) => ({
+    consumer: String(row.consumer),
+    topic: String(row.topic),
+    kafkaKey: keyOfStored(String(row.kafka_key)),
+  }));
 }
 
 function prefixed(table: string, columns: string): string {

@@ -13,7 +13,7 @@ import { OUTBOX_LIMITS } from '../../core/outbox-rows.js';
 import { publishedOf, publishInOrder, type Settled } from '../../outbox-relay/publish-in-order.js';
 import type { Publisher } from '../../outbox-relay/publisher.js';
 import { sqlStateOf } from '../sqlstate.js';
-import type { PendingEvent } from './outbox-columns.js';
+import type { OutboxKey, PendingEvent } from './outbox-columns.js';
 import type { OutboxClient, OutboxRelayQueries } from './relay-queries.js';
 
 export interface RoundDeps {
@@ -23,11 +23,15 @@ export interface RoundDeps {
   readonly nowMs: () => number;
   /** The invocation's time left: no key's send is started with less than KEY_SEND_RESERVE_MS. */
   readonly remainingMs: () => number;
+  /** The last key the previous round claimed: this one goes on from there (relay-queries.ts claimKeys). */
+  readonly after?: OutboxKey;
 }
 
 /** What a round did. */
 export interface RoundReport {
   readonly keys: number;
+  /** The last key claimed, where the next round goes on from; undefined when none was. */
+  readonly lastKey: OutboxKey | undefined;
   readonly published: number;
   readonly quarantined: number;
   /**
@@ -70,7 +74,10 @@ export async function relayRound(client: OutboxClient, deps: RoundDeps): Promise
 }
 
 async function relayClaimedKeys(client: OutboxClient, deps: RoundDeps): Promise<RoundReport> {
-  const keys = await deps.queries.claimKeys(client, { limit: deps.keysPerRound });
+  const keys = await deps.queries.claimKeys(client, {
+    limit: deps.keysPerRound,
+    ...(deps.after ? { after: deps.after } : {}),
+  });
   let published = 0;
   let quarantined = 0;
   let publishLagMs: number | undefined;
@@ -120,7 +127,15 @@ async function relayClaimedKeys(client: OutboxClient, deps: RoundDeps): Promise<
   return report({ more: more && publishFailures.length === 0 });
 
   function report(end: { readonly more: boolean }): RoundReport {
-    return { keys: keys.length, published, quarantined, publishFailures, publishLagMs, more: end.more };
+    return {
+      keys: keys.length,
+      lastKey: keys.at(-1),
+      published,
+      quarantined,
+      publishFailures,
+      publishLagMs,
+      more: end.more,
+    };
   }
 }
 

@@ -39,15 +39,30 @@ describeOnPostgres('the relay’s queries on the Postgres outbox', (target) => {
   const pendingOf = (kafkaKey: string, limit = 100) =>
     inTransaction(db.pool, (client) => relay.pendingEvents(client, key(kafkaKey), { limit }));
 
-  it('claims each key with pending events once, the oldest head first, up to the limit', async () => {
+  it('claims each key with pending events once, in key order, up to the limit', async () => {
     await emit('src-1', ['k2', 'a'], ['k2', 'c']);
     await emit('src-2', ['k1', 'b'], ['k2', 'd']);
     await emit('src-3', ['k3', 'e']);
 
-    expect(await claimed(10)).toEqual(['k2', 'k1', 'k3']);
-    expect(await claimed(2)).toEqual(['k2', 'k1']);
+    expect(await claimed(10)).toEqual(['k1', 'k2', 'k3']);
+    expect(await claimed(2)).toEqual(['k1', 'k2']);
     expect(shown(await pendingOf('k2'))).toEqual(['k2 1 a', 'k2 2 c', 'k2 3 d']);
     expect(shown(await pendingOf('k2', 2))).toEqual(['k2 1 a', 'k2 2 c']);
+  });
+
+  it('goes round the keys from where the last claim stopped, and back to the start, each key once', async () => {
+    await emit('src-1', ['k1', 'a'], ['k2', 'b'], ['k3', 'c'], ['k4', 'd'], ['k5', 'e']);
+    const after = (kafkaKey: string, limit: number) =>
+      inTransaction(db.pool, async (client) =>
+        (await relay.claimKeys(client, { limit, after: key(kafkaKey) })).map((claim) => claim.kafkaKey),
+      );
+
+    expect(await after('k2', 2)).toEqual(['k3', 'k4']);
+    expect(await after('k4', 2)).toEqual(['k5', 'k1']);
+    expect(await after('k3', 10)).toEqual(['k4', 'k5', 'k1', 'k2', 'k3']);
+    // A key that has nothing pending (any more) still marks the place.
+    expect(await after('k0', 10)).toEqual(['k1', 'k2', 'k3', 'k4', 'k5']);
+    expect(await after('k9', 2)).toEqual(['k1', 'k2']);
   });
 
   it('deletes what was published: the key’s next event becomes its head, and a key with none is not claimed', async () => {
@@ -60,8 +75,8 @@ describeOnPostgres('the relay’s queries on the Postgres outbox', (target) => {
     expect(await inTransaction(db.pool, (client) => relay.deletePublished(client, [first?.id ?? '']))).toBe(
       1,
     );
-    // k1's head is now b, younger than c.
-    expect(await claimed(10)).toEqual(['k2', 'k1']);
+    // k1's head is now b.
+    expect(await claimed(10)).toEqual(['k1', 'k2']);
     const rest = [...(await pendingOf('k1')), ...(await pendingOf('k2'))].map((event) => event.id);
     expect(await inTransaction(db.pool, (client) => relay.deletePublished(client, rest))).toBe(2);
     expect(await claimed(10)).toEqual([]);
