@@ -83,8 +83,7 @@ async function relayClaimedKeys(client: OutboxClient, deps: RoundDeps): Promise<
   let publishLagMs: number | undefined;
   const publishFailures: unknown[] = [];
   // A topic whose send failed for now is not sent to again this round: one key that cannot be published
-  // (its partition offline, a topic the role may not write) must not hold the others, which the claim
-  // hands out oldest head first, its own first every round.
+  // (its partition offline, a topic the role may not write) must not hold the keys after it.
   const failingTopics = new Set<string>();
   // Every key was claimed: the next round may find more than this one could take.
   let more = keys.length === deps.keysPerRound;
