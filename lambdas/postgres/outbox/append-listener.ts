@@ -77,10 +77,15 @@ export class OutboxAppendListener {
 
   /** UNLISTENs and stops listening to the connection (which stays the caller's to end). */
   async stop(): Promise<void> {
-    this.#detach();
-    if (this.#ended === undefined) await this.#client.query(`UNLISTEN ${this.#channel}`);
-    this.#ended ??= new Error('the outbox listener was stopped');
-    this.#waiter?.wake();
+    try {
+      // Still listening for the connection's 'error' while UNLISTEN runs: one emitted with no listener on
+      // a client would end the process.
+      if (this.#ended === undefined) await this.#client.query(`UNLISTEN ${this.#channel}`);
+    } finally {
+      this.#detach();
+      this.#ended ??= new Error('the outbox listener was stopped');
+      this.#waiter?.wake();
+    }
   }
 
   #detach(): void {

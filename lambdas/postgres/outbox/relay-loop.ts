@@ -60,6 +60,8 @@ export interface RelayRunSummary {
  * reads and COMMIT, and the end-of-invocation lag query.
  */
 export const ROUND_START_RESERVE_MS = 20_000;
+/** After a failed LISTEN, the relay polls this long before it tries again. */
+const LISTEN_RETRY_MS = 30_000;
 /** Rows of outbox_keys an invocation deletes at most, once, at its end. */
 const IDLE_KEYS_PER_INVOCATION = 1_000;
 
@@ -93,7 +95,7 @@ export async function runRelay(deps: RelayLoopDeps): Promise<RelayRunSummary> {
       else summary.polled += 1;
     } while (deps.remainingMs() > ROUND_START_RESERVE_MS);
   } finally {
-    await listening.stop();
+    listening.stop();
   }
   await measureAndTidy(deps, summary);
   return summary;
@@ -151,12 +153,14 @@ async function measureAndTidy(deps: RelayLoopDeps, summary: RelayRunSummary): Pr
 
 /**
  * The invocation's listening connection, with OUTBOX_WAKE=notify: opened before the first round (so a
- * commit during it is remembered), opened again after its connection failed, given back at the end.
- * Without one (poll, or LISTEN failing), the loop sleeps the poll interval.
+ * commit during it is remembered), opened again after its connection failed, destroyed at the end (which
+ * ends its LISTEN, and through RDS Proxy the pin a LISTEN puts on its connection). Without one (poll, or
+ * LISTEN failing, tried again after LISTEN_RETRY_MS), the loop sleeps the poll interval.
  */
 class Listening {
   readonly #deps: RelayLoopDeps;
   #session: { readonly client: PoolClient; readonly listener: OutboxAppendListener } | undefined;
+  #retryAtMs = 0;
 
   constructor(deps: RelayLoopDeps) {
     this.#deps = deps;
@@ -164,13 +168,17 @@ class Listening {
 
   async start(): Promise<void> {
     if (this.#deps.settings.wake !== 'notify' || this.#session !== undefined) return;
+    if (this.#deps.nowMs() < this.#retryAtMs) return;
     let client: PoolClient | undefined;
     try {
       client = await this.#deps.connect();
       this.#session = { client, listener: await OutboxAppendListener.listen(client, this.#deps.schema) };
     } catch (error) {
-      client?.release(error instanceof Error ? error : true);
-      this.#deps.log.warn('LISTEN failed: the relay polls until it works', { error: describe(error) });
+      client?.release(true);
+      this.#retryAtMs = this.#deps.nowMs() + LISTEN_RETRY_MS;
+      this.#deps.log.warn('LISTEN failed: the relay polls, and listens again later', {
+        error: describe(error),
+      });
     }
   }
 
@@ -182,24 +190,19 @@ class Listening {
     }
     try {
       return await session.listener.waitForAppend(ms);
-    } catch (error) {
+    } catch {
       // The connection ended: the next round runs at once (a notification may have been lost with it).
       this.#session = undefined;
-      session.client.release(error instanceof Error ? error : true);
+      session.client.release(true);
       return 'timeout';
     }
   }
 
-  async stop(): Promise<void> {
+  stop(): void {
     const session = this.#session;
     this.#session = undefined;
-    if (session === undefined) return;
-    try {
-      await session.listener.stop();
-      session.client.release();
-    } catch (error) {
-      session.client.release(error instanceof Error ? error : true);
-    }
+    // Destroyed, not given back: the listener keeps its handlers on it, so a late 'error' is caught.
+    session?.client.release(true);
   }
 }
 
