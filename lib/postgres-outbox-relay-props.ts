@@ -16,7 +16,7 @@ import {
   topicProblems,
 } from './outbox-relay-props.js';
 import { postgresProblems } from './postgres-database.js';
-import type { PostgresInboxProps } from './postgres-props.js';
+import type { PostgresInboxProps, SameAs } from './postgres-props.js';
 
 /**
  * The consumers' database, as their `postgres` prop gives it (the outbox tables are in the consumers'
@@ -28,7 +28,14 @@ export type PostgresRelayDatabase = Pick<
 >;
 
 /** How the relay waits for new events (`OUTBOX_WAKE`). */
-export type PostgresRelayWake = (typeof POSTGRES_RELAY_SETTINGS.wake.choices)[number];
+export type PostgresRelayWake = 'notify' | 'poll';
+
+// PostgresRelayWake is written out for the API report; this fails the build when the table's choices differ.
+const WAKE_MATCHES_SETTINGS: SameAs<
+  PostgresRelayWake,
+  (typeof POSTGRES_RELAY_SETTINGS.wake.choices)[number]
+> = true;
+void WAKE_MATCHES_SETTINGS;
 
 /** What a PostgresOutboxRelay takes: the database, the cluster and topics, and its schedule. */
 export interface PostgresOutboxRelayProps {

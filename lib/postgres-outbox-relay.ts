@@ -41,8 +41,11 @@ export type {
 export class PostgresOutboxRelay extends Construct {
   /** The topics it may write. */
   public readonly topics: readonly string[];
+  /** The relay function: the package's Postgres relay entry, bundled as the consumer is. */
   public readonly function: nodejs.NodejsFunction;
+  /** The function's role: its logs, its login to the database, its network interfaces, the topics' writes. */
   public readonly role: iam.Role;
+  /** The function's log group, retained when the stack is deleted. */
   public readonly logGroup: logs.LogGroup;
   /** The way into the database: its login, the POSTGRES_* variables, the ingress on its security groups. */
   public readonly postgres: PostgresInboxConnection;
@@ -50,7 +53,9 @@ export class PostgresOutboxRelay extends Construct {
   public readonly securityGroup: ec2.SecurityGroup;
   /** The rule that starts the relay every `schedule`. */
   public readonly scheduleRule: events.Rule;
+  /** How often the rule starts the relay. */
   public readonly schedule: Duration;
+  /** The function's timeout, longer than `schedule`. */
   public readonly timeout: Duration;
 
   public constructor(scope: Construct, id: string, props: PostgresOutboxRelayProps) {

@@ -69,9 +69,13 @@ export interface RelayMonitoringProps {
  * four; the others are one kind of relay's, undefined for the other.
  */
 export interface RelayAlarms {
+  /** An event has waited long to be published. */
   readonly pendingAge: cloudwatch.IAlarm;
+  /** Invocations failed as a whole. */
   readonly functionErrors: cloudwatch.IAlarm;
+  /** Events were quarantined: they are not published. */
   readonly quarantined: cloudwatch.IAlarm;
+  /** Sends to Kafka keep failing. */
   readonly publishFailures: cloudwatch.IAlarm;
   /** OutboxRelay's: it reads the outbox stream late. */
   readonly iteratorAge?: cloudwatch.IAlarm;
