@@ -5,21 +5,17 @@
  * Kafka producer are made once per container, on the first invocation; a missing or bad setting fails
  * every invocation with one ConfigError naming it.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import middy from '@middy/core';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { type Clock, systemClock } from '../core/clock.js';
-import { KafkaPublisher } from './kafka-publisher.js';
 import { PublishedIds } from './published-ids.js';
 import type { Publisher } from './publisher.js';
 import { relayBatch } from './relay-batch.js';
 import { type RelayConfig, readRelayConfig } from './relay-config.js';
-import { METRICS_NAMESPACE, RELAY_METRICS } from './relay-metric-names.js';
 import { emitRelayMetrics } from './relay-metrics.js';
+import { relayRuntime, withRelayMiddleware } from './relay-runtime.js';
 
 export type RelayHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
@@ -39,19 +35,7 @@ const LOCAL_SERVICE_NAME = 'outbox-relay';
 
 export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
   const { config } = options;
-  const serviceName = config.functionName ?? LOCAL_SERVICE_NAME;
-  const logger = options.logger ?? new Logger({ serviceName });
-  const metrics =
-    options.metrics ??
-    new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE, serviceName });
-  const publisher =
-    options.publisher ??
-    new KafkaPublisher({
-      brokers: config.brokers,
-      auth: config.kafkaAuth,
-      ...(config.region ? { region: config.region } : {}),
-      log: (message, details) => logger.error(message, details),
-    });
+  const runtime = relayRuntime(config, LOCAL_SERVICE_NAME, options);
   const client =
     options.dynamoDb ??
     new DynamoDBClient({
@@ -62,32 +46,19 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
   const clock = options.clock ?? systemClock;
   // Lives as long as the container: later invocations skip what it already published (published-ids.ts).
   const publishedIds = new PublishedIds();
-  const log = {
-    warn: (message: string, details: Record<string, unknown>) => logger.warn(message, details),
-    error: (message: string, details: Record<string, unknown>) => logger.error(message, details),
-  };
 
-  return middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>()
-    .use(injectLambdaContext(logger, { logEvent: false }))
-    .use(logMetrics(metrics))
-    .use({
-      onError: async (request) => {
-        logger.error('batch failed as a whole', request.error as Error);
-        metrics.addMetric(RELAY_METRICS.failedBatches, MetricUnit.Count, 1);
-      },
-    })
-    .handler(async (event, context) => {
-      const { response, summary } = await relayBatch(event, {
-        table: { client, tableName: config.outboxTableName },
-        publisher,
-        clock,
-        log,
-        remainingMs: () => context.getRemainingTimeInMillis(),
-        publishedIds,
-      });
-      emitRelayMetrics(metrics, logger, summary);
-      return response;
+  return withRelayMiddleware(runtime, async (event: DynamoDBStreamEvent, context) => {
+    const { response, summary } = await relayBatch(event, {
+      table: { client, tableName: config.outboxTableName },
+      publisher: runtime.publisher,
+      clock,
+      log: runtime.log,
+      remainingMs: () => context.getRemainingTimeInMillis(),
+      publishedIds,
     });
+    emitRelayMetrics(runtime.metrics, runtime.logger, summary);
+    return response;
+  });
 }
 
 let relay: RelayHandler | undefined;

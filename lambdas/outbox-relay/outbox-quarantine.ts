@@ -7,14 +7,8 @@
 import type { Put } from '@aws-sdk/client-dynamodb';
 import { utf8Prefix } from '../core/bounded-text.js';
 import { OUTBOX_ATTRIBUTES as A, OUTBOX_CHANGE, outboxQuarantineKey } from '../core/outbox-rows.js';
-import type { PoisonReason } from './publisher.js';
+import type { QuarantineCause } from './publish-in-order.js';
 import type { PendingEvent, QueueRow } from './queue-row.js';
-
-/** Why an event is quarantined: the poison reason and Kafka's message. */
-export interface QuarantineCause {
-  readonly reason: PoisonReason;
-  readonly message: string;
-}
 
 /** Kafka's message is kept this short (UTF-8 bytes): enough to read, never near the item limit. */
 export const QUARANTINE_ERROR_BYTES = 1_024;

@@ -20,7 +20,8 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { OUTBOX_ATTRIBUTES as A, OUTBOX_EVENT_FIELDS as F, OUTBOX_CHANGE } from '../core/outbox-rows.js';
-import { type QuarantineCause, quarantinePut } from './outbox-quarantine.js';
+import { quarantinePut } from './outbox-quarantine.js';
+import type { Settled as SettledEvent } from './publish-in-order.js';
 import { type PendingEvent, type QueueRow, readQueueRow } from './queue-row.js';
 
 export interface OutboxTable {
@@ -28,11 +29,8 @@ export interface OutboxTable {
   readonly tableName: string;
 }
 
-/** An event the relay is done with: published, or to be quarantined. */
-export interface Settled {
-  readonly event: PendingEvent;
-  readonly quarantine?: QuarantineCause;
-}
+/** An event of a queue row the relay is done with: published, or to be quarantined. */
+export type Settled = SettledEvent<PendingEvent>;
 
 export interface RemovalResult {
   /** Settled ids no longer in the row: removed here, or found gone. */

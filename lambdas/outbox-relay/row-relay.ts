@@ -5,9 +5,8 @@
  * that may pass later stops the row: what was already acknowledged is removed, the rest waits for the
  * stream record's retry.
  */
-import { OUTBOX_EVENT_ID_HEADER } from '../core/outbox-rows.js';
-import type { QuarantineCause } from './outbox-quarantine.js';
-import { type OutboxMessage, POISON_REASONS, type Publisher } from './publisher.js';
+import { publishedOf, publishInOrder } from './publish-in-order.js';
+import type { Publisher } from './publisher.js';
 import { type OutboxTable, type RemovalResult, removeSettled, type Settled } from './queue-removal.js';
 import type { PendingEvent, QueueRow } from './queue-row.js';
 
@@ -70,55 +69,4 @@ export async function relayRow(row: QueueRow, deps: RowRelayDeps): Promise<RowRe
   } catch (error) {
     throw new RowRemovalError(row.pk, publishedOf(settled), { cause: error });
   }
-}
-
-/**
- * Sends the events in order, settling each as published or quarantined into `settled` as it goes. All
- * remaining events go in one request (a row holds at most OUTBOX_LIMITS.pendingBytes, and one key's
- * records land on one partition, appended all or none); a request refused for its messages is sent again
- * one event at a time to learn which one Kafka refuses.
- */
-async function publishInOrder(row: QueueRow, publisher: Publisher, settled: Settled[]): Promise<void> {
-  const events = row.events;
-  if (events.length === 0) return;
-  const outcome = await publisher.publish(
-    row.topic,
-    events.map((event) => messageOf(row, event)),
-  );
-  if (outcome.kind === 'published') {
-    for (const event of events) settled.push({ event });
-    return;
-  }
-  const cause: QuarantineCause = { reason: outcome.reason, message: outcome.message };
-  if (events.length === 1 || POISON_REASONS[outcome.reason] === 'topic') {
-    // The topic refuses every event alike: no use sending them one by one.
-    for (const event of events) settled.push({ event, quarantine: cause });
-    return;
-  }
-  for (const [index, event] of events.entries()) {
-    const alone = await publisher.publish(row.topic, [messageOf(row, event)]);
-    if (alone.kind === 'published') {
-      settled.push({ event });
-      continue;
-    }
-    const aloneCause: QuarantineCause = { reason: alone.reason, message: alone.message };
-    if (POISON_REASONS[alone.reason] === 'topic') {
-      for (const rest of events.slice(index)) settled.push({ event: rest, quarantine: aloneCause });
-      return;
-    }
-    settled.push({ event, quarantine: aloneCause });
-  }
-}
-
-function messageOf(row: QueueRow, event: PendingEvent): OutboxMessage {
-  return {
-    key: row.kafkaKey,
-    value: event.value,
-    // The id last, so no stored header can stand in for it.
-    headers: { ...event.headers, [OUTBOX_EVENT_ID_HEADER]: event.id },
-  };
-}
-
-function publishedOf(settled: readonly Settled[]): PendingEvent[] {
-  return settled.flatMap((entry) => (entry.quarantine ? [] : [entry.event]));
 }

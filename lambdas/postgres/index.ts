@@ -60,6 +60,7 @@ export function postgresInbox(options: PostgresInboxOptions = {}): InboxStoreCho
         consumer: context.consumer,
         ttlSeconds: context.ttlSeconds,
         clock: context.clock,
+        notifyRelay: settings.outboxNotify === 'on',
       });
     },
   });

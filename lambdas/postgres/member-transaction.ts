@@ -26,8 +26,8 @@ export interface MemberWork {
 /** A record's events: written after its SQL, in its savepoint, so a record rolled back takes them along. */
 export interface MemberOutbox {
   readonly write: (client: PoolClient, nowMs: number) => Promise<void>;
-  /** Sent once per transaction in which a committed record emitted: Postgres delivers it at COMMIT. */
-  readonly notify: string;
+  /** Sent once per transaction in which a committed record emitted (Postgres delivers it at COMMIT); none with POSTGRES_OUTBOX_NOTIFY=off. */
+  readonly notify?: string;
 }
 
 /** Statements that would end or split the store's transaction (the savepoints are the store's). */

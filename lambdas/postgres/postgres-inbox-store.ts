@@ -37,6 +37,11 @@ export interface PostgresInboxStoreOptions {
   /** Dedup window: rows count as absent after it, and are deleted by deleteExpiredRows. */
   readonly ttlSeconds: number;
   readonly clock: Clock;
+  /**
+   * A transaction whose records emitted sends NOTIFY for a listening relay (POSTGRES_OUTBOX_NOTIFY).
+   * @default true
+   */
+  readonly notifyRelay?: boolean;
 }
 
 /**
@@ -62,6 +67,7 @@ export class PostgresInboxStore implements InboxStore {
   readonly #consumer: string;
   readonly #clock: Clock;
   readonly #ttlSeconds: number;
+  readonly #notifyRelay: boolean;
 
   constructor(options: PostgresInboxStoreOptions) {
     this.#pool = options.pool;
@@ -70,6 +76,7 @@ export class PostgresInboxStore implements InboxStore {
     this.#consumer = options.consumer;
     this.#clock = options.clock;
     this.#ttlSeconds = options.ttlSeconds;
+    this.#notifyRelay = options.notifyRelay ?? true;
   }
 
   async commit(entry: InboxEntry, writes: readonly EffectWrite[], sql?: SqlEffect): Promise<CommitResult> {
@@ -148,7 +155,7 @@ export class PostgresInboxStore implements InboxStore {
     if (!emissions?.length) return undefined;
     return {
       write: (client, nowMs) => this.#outbox.write(client, member.entry.dedupKey, emissions, nowMs),
-      notify: this.#outbox.notify,
+      ...(this.#notifyRelay ? { notify: this.#outbox.notify } : {}),
     };
   }
 

@@ -83,6 +83,14 @@ export const POSTGRES_SETTINGS = {
     max: 900_000,
     meaning: 'a statement running longer is cancelled (SQLSTATE 57014): the record is retried, never stuck',
   },
+  outboxNotify: {
+    env: 'POSTGRES_OUTBOX_NOTIFY',
+    kind: 'choice',
+    default: 'on',
+    choices: ['on', 'off'],
+    meaning:
+      '`on`: a transaction whose records emitted sends NOTIFY, so a listening relay publishes at once; `off`: none (Postgres serializes the commits of notifying transactions; the relay then finds events by its poll, docs/postgres.md#the-relay)',
+  },
 } as const satisfies Record<string, SettingDefinition>;
 
 /** A connection setting's name. */

@@ -1,8 +1,8 @@
 /**
- * The outbox relay's Lambda bundle, built as the consumer's is (lib/bundling.ts handlerBuildOptions), from
- * the entry the relay's construct bundles: it builds, carries kafkajs, the SigV4 signer and the Lambda
- * credential chain (the SDK's default Node.js chain aliased away), and nothing of the operator tool or the
- * constructs.
+ * The outbox relays' Lambda bundles, built as the consumer's is (lib/bundling.ts handlerBuildOptions), from
+ * the entries their constructs bundle: each builds, carries kafkajs, the SigV4 signer and its store's
+ * client (the SDK's default Node.js credential chain aliased away), and nothing of the operator tool, the
+ * constructs or the other store.
  */
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -11,39 +11,58 @@ import { handlerBuildOptions } from '../../lib/bundling.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
 import { bundledPackages, OPERATOR_CLIENTS } from '../support/bundle-inputs.js';
 
-const RELAY_ENTRY = join(PROJECT_ROOT, 'lambdas', 'outbox-relay', 'handler.ts');
+const RELAYS = [
+  {
+    name: 'outbox relay',
+    entry: 'lambdas/outbox-relay/handler.ts',
+    needed: ['kafkajs', '@smithy/signature-v4', '@aws-sdk/client-dynamodb'],
+    alsoInputs: ['lambdas/core/lambda-credential-provider.ts'],
+    unwanted: ['pg'],
+  },
+  {
+    name: 'Postgres outbox relay',
+    entry: 'lambdas/postgres/outbox/relay-handler.ts',
+    needed: ['kafkajs', '@smithy/signature-v4', 'pg', '@aws-sdk/rds-signer'],
+    alsoInputs: [],
+    unwanted: ['@aws-sdk/client-dynamodb'],
+  },
+] as const;
 
-describe("the outbox relay's Lambda bundle", () => {
-  it('builds with the consumer bundle settings, with Kafka and DynamoDB and none of the operator tool', async () => {
-    const { metafile, outputFiles, errors } = await build({
-      ...handlerBuildOptions(RELAY_ENTRY, join(PROJECT_ROOT, '.cache', 'relay-bundle', 'index.mjs')),
-      absWorkingDir: PROJECT_ROOT,
-      write: false,
-      metafile: true,
-    });
-    expect(errors).toEqual([]);
-    const inputs = Object.keys(metafile.inputs);
-    const packages = bundledPackages(inputs);
+describe("the outbox relays' Lambda bundles", () => {
+  it.each(RELAYS)(
+    'the $name builds with the consumer bundle settings, with what it needs and none of the operator tool',
+    async (relay) => {
+      const { metafile, outputFiles, errors } = await build({
+        ...handlerBuildOptions(
+          join(PROJECT_ROOT, relay.entry),
+          join(PROJECT_ROOT, '.cache', 'relay-bundles', relay.name.replaceAll(' ', '-'), 'index.mjs'),
+        ),
+        absWorkingDir: PROJECT_ROOT,
+        write: false,
+        metafile: true,
+      });
+      expect(errors).toEqual([]);
+      const inputs = Object.keys(metafile.inputs);
+      const packages = bundledPackages(inputs);
 
-    expect(inputs).toContain('lambdas/outbox-relay/handler.ts');
-    expect(inputs).toContain('lambdas/core/lambda-credential-provider.ts');
-    for (const needed of ['kafkajs', '@smithy/signature-v4', '@aws-sdk/client-dynamodb']) {
-      expect(packages).toContain(needed);
-    }
-    for (const unwanted of [
-      ...OPERATOR_CLIENTS,
-      'aws-cdk-lib',
-      '@aws-sdk/credential-provider-node',
-      '@aws-sdk/client-sts',
-    ]) {
-      expect(packages).not.toContain(unwanted);
-    }
-    expect(inputs.filter((input) => /^(operator|lib|bin|local)\//.test(input))).toEqual([]);
-    const bundle = outputFiles.find((file) => file.path.endsWith('index.mjs'));
-    // Printed for the record: what a cold start loads.
-    console.info(
-      `outbox relay bundle: ${Math.round((bundle?.contents.byteLength ?? 0) / 1024)} KiB minified`,
-    );
-    expect(bundle?.contents.byteLength).toBeGreaterThan(0);
-  });
+      for (const input of [relay.entry, ...relay.alsoInputs]) expect(inputs).toContain(input);
+      for (const needed of relay.needed) expect(packages).toContain(needed);
+      for (const unwanted of [
+        ...OPERATOR_CLIENTS,
+        ...relay.unwanted,
+        'aws-cdk-lib',
+        '@aws-sdk/credential-provider-node',
+        '@aws-sdk/client-sts',
+      ]) {
+        expect(packages).not.toContain(unwanted);
+      }
+      expect(inputs.filter((input) => /^(operator|lib|bin|local)\//.test(input))).toEqual([]);
+      const bundle = outputFiles.find((file) => file.path.endsWith('index.mjs'));
+      // Printed for the record: what a cold start loads.
+      console.info(
+        `${relay.name} bundle: ${Math.round((bundle?.contents.byteLength ?? 0) / 1024)} KiB minified`,
+      );
+      expect(bundle?.contents.byteLength).toBeGreaterThan(0);
+    },
+  );
 });

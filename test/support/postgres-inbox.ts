@@ -47,6 +47,8 @@ export interface StoreOptions {
   readonly ttlSeconds?: number;
   /** Connections other than the schema's pool (a proxy, a pool with other settings). */
   readonly pool?: ConnectionSource;
+  /** POSTGRES_OUTBOX_NOTIFY=off when false. */
+  readonly notifyRelay?: boolean;
 }
 
 export function postgresStore(db: FreshSchema, clock: Clock, options: StoreOptions = {}): PostgresInboxStore {
@@ -56,6 +58,7 @@ export function postgresStore(db: FreshSchema, clock: Clock, options: StoreOptio
     consumer: options.consumer ?? CONSUMER,
     ttlSeconds: options.ttlSeconds ?? TTL_SECONDS,
     clock,
+    ...(options.notifyRelay === undefined ? {} : { notifyRelay: options.notifyRelay }),
   });
 }
 

@@ -4,8 +4,6 @@
  * and DynamoDB Local: what a consumer of the topic reads back, per key in commit order, each with its
  * event_id header. Skipped, with one line, where kcat is missing (test/support/broker.ts).
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUTBOX_ATTRIBUTES as A } from '../../../lambdas/core/outbox-rows.js';
@@ -15,9 +13,8 @@ import { TransientPublishError } from '../../../lambdas/outbox-relay/publisher.j
 import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kafka/broker.js';
 import { BROKER_SKIP_NOTICE, skipBrokerTests } from '../../support/broker.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
+import { readTopic } from '../../support/kcat-topic.js';
 import { appendToOutbox, createOutboxBench, type OutboxBench, queueKey } from '../../support/outbox-relay.js';
-
-const run = promisify(execFile);
 
 // The integration project has no broker setup of its own: say once why these are skipped.
 if (skipBrokerTests) console.warn(BROKER_SKIP_NOTICE);
@@ -35,39 +32,6 @@ afterAll(async () => {
   await Promise.allSettled(publishers.map((publisher) => publisher.disconnect()));
   await cluster?.stop();
 });
-
-interface ReadRecord {
-  readonly partition: number;
-  readonly key: string;
-  readonly payload: string;
-  readonly headers: Record<string, string>;
-}
-
-/** Every record of the topic, as kcat reads it from the beginning, in partition and offset order. */
-async function readTopic(topic: string): Promise<ReadRecord[]> {
-  const { stdout } = await run(
-    'kcat',
-    ['-b', cluster.bootstrapServers, '-C', '-t', topic, '-o', 'beginning', '-e', '-J', '-q'],
-    { timeout: 20_000 },
-  );
-  return stdout
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => {
-      const record = JSON.parse(line) as {
-        partition: number;
-        key: string;
-        payload: string;
-        headers?: string[];
-      };
-      const headers: Record<string, string> = {};
-      for (let index = 0; index + 1 < (record.headers?.length ?? 0); index += 2) {
-        headers[record.headers?.[index] as string] = record.headers?.[index + 1] as string;
-      }
-      return { partition: record.partition, key: record.key, payload: record.payload, headers };
-    })
-    .sort((a, b) => a.partition - b.partition);
-}
 
 /** The handler on the test's table, with the given publisher or one on the local broker as KAFKA_AUTH=none makes it. */
 function handlerFor(bench: OutboxBench, given?: KafkaPublisher): RelayHandler {
@@ -119,7 +83,7 @@ describe.skipIf(skipBrokerTests)('the relay through the local Kafka broker', () 
     const response = await handler(await bench.nextEvent(), lambdaContext(clock));
 
     expect(response).toEqual({ batchItemFailures: [] });
-    const records = await readTopic(topic);
+    const records = await readTopic(cluster.bootstrapServers, topic);
     const byKey = (key: string) => records.filter((record) => record.key === key);
     expect(byKey('customer-a').map((record) => [record.payload, record.headers.event_id])).toEqual([
       ['a1', a1[0]],
@@ -165,7 +129,9 @@ describe.skipIf(skipBrokerTests)('the relay through the local Kafka broker', () 
     const retried = await handlerFor(bench)(event, lambdaContext(clock));
 
     expect(retried).toEqual({ batchItemFailures: [] });
-    expect((await readTopic(topic)).map((record) => record.headers.event_id)).toEqual(ids);
+    expect(
+      (await readTopic(cluster.bootstrapServers, topic)).map((record) => record.headers.event_id),
+    ).toEqual(ids);
     expect(await rowExists(bench, topic, 'customer-a')).toBe(false);
   });
 

@@ -203,6 +203,21 @@ describeOnDebianPostgres('the Postgres outbox between sessions', (target) => {
     }
   });
 
+  it('with POSTGRES_OUTBOX_NOTIFY=off an emitting commit notifies nobody: the relay finds it by its poll', async () => {
+    const listenClient = new pg.Client({ connectionString: target.url() });
+    await listenClient.connect();
+    try {
+      const listener = await OutboxAppendListener.listen(listenClient, db.schema);
+      const quiet = postgresStore(db, clock, { consumer: EMITTER, notifyRelay: false });
+      await quiet.commitGroup([member('quiet', 'k1')]);
+      expect(await listener.waitForAppend(300)).toBe('timeout');
+      expect((await pendingOf('k1')).length).toBe(1);
+      await listener.stop();
+    } finally {
+      await listenClient.end();
+    }
+  });
+
   it('a wait rejects once the listening connection ended: the relay listens again on another', async () => {
     const listenClient = new pg.Client({ connectionString: target.url() });
     await listenClient.connect();

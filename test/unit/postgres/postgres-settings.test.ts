@@ -51,6 +51,7 @@ describe('readPostgresSettings', () => {
       poolMax: 0,
       idleTimeoutMs: 60_000,
       statementTimeoutMs: 10_000,
+      outboxNotify: 'on',
     });
     expect(
       readPostgresSettings(
