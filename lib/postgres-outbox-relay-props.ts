@@ -56,13 +56,14 @@ export interface PostgresOutboxRelayProps {
   readonly topics: readonly string[];
   /**
    * How often EventBridge starts the relay, whole minutes (EventBridge's rate expressions go by the
-   * minute), shorter than `timeout` (so 14 minutes at most).
+   * minute), shorter than `timeout` less 20 seconds (so 14 minutes at most).
    * @default Duration.minutes(1)
    */
   readonly schedule?: Duration;
   /**
-   * Invocation timeout; longer than `schedule`, so the next invocation starts before this one returns and
-   * a relay is always running (each returns a margin before its timeout; two at once are safe).
+   * Invocation timeout: longer than `schedule` and the 20 seconds an invocation may return before its
+   * timeout, so the next invocation starts before this one returns and a relay is always running (two at
+   * once are safe).
    * @default Duration.minutes(2)
    */
   readonly timeout?: Duration;
@@ -89,6 +90,13 @@ export interface PostgresOutboxRelayProps {
    */
   readonly pollInterval?: Duration;
 }
+
+/**
+ * An invocation starts no round with less than this left, and may return then: it runs at least its
+ * timeout less this. ROUND_START_RESERVE_MS in lambdas/postgres/outbox/relay-loop.ts, which loads the
+ * `pg` driver, so it is not imported here; a test checks the two agree.
+ */
+export const RELAY_RESERVE = Duration.seconds(20);
 
 export interface ResolvedPostgresRelaySettings {
   readonly schedule: Duration;
@@ -148,9 +156,11 @@ export function postgresRelayProblems(
   }
   const timeoutIsValid = timeoutProblem(s.timeout) === undefined;
   fail(timeoutProblem(s.timeout));
-  if (wholeMinutes && timeoutIsValid && s.timeout.toSeconds() <= s.schedule.toSeconds()) {
+  const scheduleSeconds = wholeMinutes ? s.schedule.toSeconds() : 0;
+  const runsAtLeast = timeoutIsValid ? s.timeout.toSeconds() - RELAY_RESERVE.toSeconds() : 0;
+  if (wholeMinutes && timeoutIsValid && runsAtLeast <= scheduleSeconds) {
     fail(
-      `timeout (${s.timeout.toSeconds()}s) does not exceed schedule (${s.schedule.toSeconds()}s): make it longer, so the next invocation starts before this one returns and a relay is always running`,
+      `timeout (${s.timeout.toSeconds()}s) is not longer than schedule (${scheduleSeconds}s) and the ${RELAY_RESERVE.toSeconds()}s the relay keeps in reserve: set more than ${scheduleSeconds + RELAY_RESERVE.toSeconds()}s, so the next invocation starts before this one returns and a relay is always running`,
     );
   }
   fail(memorySizeProblem(s.memorySize));

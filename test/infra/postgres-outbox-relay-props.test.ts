@@ -2,9 +2,11 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import { describe, expect, it } from 'vitest';
+import { ROUND_START_RESERVE_MS } from '../../lambdas/postgres/outbox/relay-loop.js';
 import { POSTGRES_SETTINGS } from '../../lambdas/postgres/postgres-settings.js';
 import { InvalidPropsError } from '../../lib/invalid-props-error.js';
 import { PostgresOutboxRelay, type PostgresOutboxRelayProps } from '../../lib/postgres-outbox-relay.js';
+import { RELAY_RESERVE } from '../../lib/postgres-outbox-relay-props.js';
 import { EXAMPLE_CLUSTER_ARN, projectApp } from './support.js';
 
 const BROKERS = 'b-1.demo.kafka.us-east-1.amazonaws.com:9098';
@@ -83,16 +85,22 @@ describe('PostgresOutboxRelay props', () => {
     ]);
   });
 
-  it('refuses a timeout that does not exceed the schedule, or that Lambda would refuse', () => {
-    expect(problemsOf(() => ({ timeout: Duration.minutes(1) }))).toEqual([
-      'timeout (60s) does not exceed schedule (60s): make it longer, so the next invocation starts before this one returns and a relay is always running',
-    ]);
+  it('refuses a timeout that does not outlast the schedule by the relay reserve, or that Lambda would refuse', () => {
+    const notLonger = (timeout: number, schedule: number) =>
+      `timeout (${timeout}s) is not longer than schedule (${schedule}s) and the 20s the relay keeps in reserve: set more than ${schedule + 20}s, so the next invocation starts before this one returns and a relay is always running`;
+    expect(problemsOf(() => ({ timeout: Duration.minutes(1) }))).toEqual([notLonger(60, 60)]);
+    expect(problemsOf(() => ({ timeout: Duration.seconds(80) }))).toEqual([notLonger(80, 60)]);
+    expect(problemsOf(() => ({ timeout: Duration.seconds(81) }))).toEqual([]);
     expect(problemsOf(() => ({ schedule: Duration.minutes(15), timeout: Duration.minutes(15) }))).toEqual([
-      'timeout (900s) does not exceed schedule (900s): make it longer, so the next invocation starts before this one returns and a relay is always running',
+      notLonger(900, 900),
     ]);
     expect(problemsOf(() => ({ timeout: Duration.minutes(16) }))).toEqual([
       'timeout is 960s: Lambda allows whole seconds from 1 to 900',
     ]);
+  });
+
+  it("keeps the relay's reserve as the relay loop does", () => {
+    expect(RELAY_RESERVE.toMilliseconds()).toBe(ROUND_START_RESERVE_MS);
   });
 
   it('fails synth without topics', () => {
