@@ -16,6 +16,18 @@ const SOURCE_EXTENSION = import.meta.filename.endsWith('.ts') ? 'ts' : 'js';
  */
 export const RELAY_ENTRY = resolve(projectRoot, 'lambdas', 'outbox-relay', `handler.${SOURCE_EXTENSION}`);
 
+/**
+ * The Postgres outbox relay's entry (docs/postgres.md#outbox), bundled with HANDLER_BUNDLE by
+ * PostgresOutboxRelay: the package's own handler, invoked on a schedule.
+ */
+export const POSTGRES_RELAY_ENTRY = resolve(
+  projectRoot,
+  'lambdas',
+  'postgres',
+  'outbox',
+  `relay-handler.${SOURCE_EXTENSION}`,
+);
+
 export const HANDLER_BUNDLE = {
   /** Lambda's runtime: nodejs22.x. */
   target: 'node22',

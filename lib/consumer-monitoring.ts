@@ -1,13 +1,12 @@
-import { Duration, Token, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { OUTCOME_METRICS } from '../lambdas/core/metric-names.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import type { KafkaConsumer } from './kafka-consumer.js';
+import { alarmEmailProblems, alarmTopic, notifying, positiveProblems } from './monitoring/alarm-topic.js';
 import { ConsumerMetrics, PERIOD } from './monitoring/consumer-metrics.js';
 import {
   alarmStatusWidget,
@@ -32,8 +31,6 @@ export {
   ESM_EVENT_COUNT_METRICS,
   ESM_KAFKA_METRICS,
 } from './monitoring/consumer-metrics.js';
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export interface ConsumerMonitoringProps {
   /** The consumer to watch: its function, event source mapping and EMF metrics. */
@@ -115,21 +112,17 @@ export class ConsumerMonitoring extends Construct {
     const throttleThreshold = props.dynamoDbThrottleThreshold ?? 1;
     const durationRatio = props.durationAlarmRatio ?? 0.8;
     const tablesByLabel = props.tables ?? {};
-    const positive = (name: string, value: number): string[] =>
-      Number.isFinite(value) && value > 0 ? [] : [`${name} is ${value}: set a number above 0`];
     throwIfProblems(`ConsumerMonitoring ${this.node.path} props are invalid`, [
-      ...positive('offsetLagThreshold', offsetLagThreshold),
-      ...positive('quarantinedThreshold', quarantinedThreshold),
-      ...positive('functionErrorsThreshold', functionErrorsThreshold),
-      ...positive('dynamoDbThrottleThreshold', throttleThreshold),
+      ...positiveProblems({
+        offsetLagThreshold,
+        quarantinedThreshold,
+        functionErrorsThreshold,
+        dynamoDbThrottleThreshold: throttleThreshold,
+      }),
       ...(durationRatio > 0 && durationRatio <= 1
         ? []
         : [`durationAlarmRatio is ${durationRatio}: set a fraction of the timeout above 0 and at most 1`]),
-      ...(props.alarmEmail === undefined ||
-      Token.isUnresolved(props.alarmEmail) ||
-      EMAIL.test(props.alarmEmail)
-        ? []
-        : [`alarmEmail "${props.alarmEmail}" is not an email address`]),
+      ...alarmEmailProblems(props.alarmEmail),
       ...(Object.keys(tablesByLabel).length > 0 || props.consumer.inboxTable === undefined
         ? []
         : ['tables is empty: pass the inbox table and the tables the effect writes']),
@@ -143,22 +136,9 @@ export class ConsumerMonitoring extends Construct {
     const metrics = new ConsumerMetrics(consumer);
 
     // Alarms
-    this.alarmTopic = props.alarmTopic ?? this.createTopic();
-    if (props.alarmEmail !== undefined) {
-      const subscription = this.alarmTopic.addSubscription(
-        new subscriptions.EmailSubscription(props.alarmEmail),
-      );
-      Validations.of(subscription).acknowledge({
-        id: 'Serverless-SNSRedrivePolicy',
-        reason:
-          'An email subscription: SNS retries email delivery itself, and the alarm state stays in CloudWatch; a dead-letter queue would hold notifications nobody reads.',
-      });
-    }
-    const notify = (alarm: cloudwatch.Alarm): cloudwatch.Alarm => {
-      alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));
-      alarm.addOkAction(new actions.SnsAction(this.alarmTopic));
-      return alarm;
-    };
+    // The email is subscribed to the topic given too (RelayMonitoring refuses that pair instead).
+    this.alarmTopic = alarmTopic(this, props.alarmTopic, 'MSK Inbox alarms', props.alarmEmail);
+    const notify = notifying(this.alarmTopic);
 
     const offsetLagGrowing = notify(
       new cloudwatch.MathExpression({
@@ -287,11 +267,5 @@ export class ConsumerMonitoring extends Construct {
     if (consumer.postgres !== undefined) {
       this.dashboard.addWidgets(...databaseWidgets(consumer.postgres.database));
     }
-  }
-
-  private createTopic(): sns.Topic {
-    // Unencrypted on purpose: notifications carry alarm names and states, no record data, and CloudWatch
-    // cannot publish to a topic under the AWS-managed SNS key. Pass alarmTopic for a topic with your own key.
-    return new sns.Topic(this, 'AlarmTopic', { enforceSSL: true, displayName: 'MSK Inbox alarms' });
   }
 }

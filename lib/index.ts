@@ -9,6 +9,9 @@
  *   const outbox = new OutboxTable(stack, 'Outbox');
  *   const relay = new OutboxRelay(stack, 'Relay', { outbox, cluster: { clusterArn, bootstrapServers, vpc }, topics });
  *   new RelayMonitoring(stack, 'RelayMonitoring', { relay, alarmTopic: monitoring.alarmTopic });
+ * With the inbox in Postgres, the outbox is in the consumers' schema: no `outbox` prop, and the relay is
+ *   const relay = new PostgresOutboxRelay(stack, 'Relay', { postgres: { database, vpc, databaseName, auth }, cluster, topics });
+ * watched by the same RelayMonitoring (docs/deploy.md#the-postgres-outbox-relay).
  */
 export {
   type ConsumerAlarms,
@@ -30,6 +33,7 @@ export {
   type KafkaSource,
   type MskSource,
   type PostgresAuth,
+  type PostgresConnectionLabels,
   type PostgresDatabase,
   PostgresInboxConnection,
   type PostgresInboxProps,
@@ -45,4 +49,10 @@ export { addOperatorOutputs } from './operator-outputs.js';
 export { OPERATOR_ACTIONS, OperatorPolicy, type OperatorPolicyProps } from './operator-policy.js';
 export { OutboxRelay, type OutboxRelayProps, type RelayCluster } from './outbox-relay.js';
 export { OutboxTable, type OutboxTableProps } from './outbox-table.js';
+export {
+  PostgresOutboxRelay,
+  type PostgresOutboxRelayProps,
+  type PostgresRelayDatabase,
+  type PostgresRelayWake,
+} from './postgres-outbox-relay.js';
 export { type RelayAlarms, RelayMonitoring, type RelayMonitoringProps } from './relay-monitoring.js';

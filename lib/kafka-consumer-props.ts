@@ -55,7 +55,8 @@ export interface KafkaConsumerProps extends EventSourceOptions {
   readonly postgres?: PostgresInboxProps;
   /**
    * The outbox the effect's emitted events are appended to, in the transaction of its inbox row
-   * (docs/outbox.md): the function gets UpdateItem on it and `OUTBOX_TABLE_NAME`. With `inboxTable` only.
+   * (docs/outbox.md): the function gets UpdateItem on it and `OUTBOX_TABLE_NAME`. With `inboxTable` only:
+   * with `postgres` the outbox is in the consumer's schema, published by PostgresOutboxRelay.
    * @default - none: the effect emits no events
    */
   readonly outbox?: OutboxTable;
@@ -251,7 +252,7 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   if (props.postgres !== undefined) problems.push(...postgresProblems(props.postgres));
   if (props.outbox !== undefined && props.postgres !== undefined) {
     fail(
-      'outbox is given with postgres: the outbox is appended in the DynamoDB inbox transaction, so it needs inboxTable; remove outbox',
+      "outbox is given with postgres: on Postgres the outbox lives in the consumer's schema (an OutboxTable is DynamoDB's); remove outbox, and publish the schema's outbox with PostgresOutboxRelay",
     );
   }
   problems.push(...validateSource(props.source));

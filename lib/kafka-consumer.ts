@@ -35,7 +35,7 @@ export {
   type MskSource,
   type SelfManagedKafkaSource,
 } from './kafka-source.js';
-export { PostgresInboxConnection } from './postgres-database.js';
+export { type PostgresConnectionLabels, PostgresInboxConnection } from './postgres-database.js';
 export type { PostgresAuth, PostgresDatabase, PostgresInboxProps, PostgresTls } from './postgres-props.js';
 export type {
   ConfluentSchemaRegistry,

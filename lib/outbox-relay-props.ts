@@ -129,12 +129,38 @@ export function brokerPorts(bootstrapServers: string): number[] {
 
 export function relayProblems(props: OutboxRelayProps, s: ResolvedRelaySettings): string[] {
   const problems: string[] = [];
-  const fail = (problem: string): void => {
-    problems.push(problem);
+  const fail = (problem: string | undefined): void => {
+    if (problem !== undefined) problems.push(problem);
   };
   const { cluster } = props;
-  if (!isMskClusterArn(cluster.clusterArn)) {
+  problems.push(...clusterProblems(cluster));
+  if (cluster.securityGroup !== undefined && cluster.vpc === undefined) {
+    fail("cluster.securityGroup is given without cluster.vpc: give the brokers' VPC too");
+  }
+  if (cluster.vpcSubnets !== undefined && cluster.vpc === undefined) {
+    fail("cluster.vpcSubnets is given without cluster.vpc: give the brokers' VPC too");
+  }
+  problems.push(...topicProblems(props.topics));
+  // https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-params.html
+  fail(wholeNumberProblem('batchSize', s.batchSize, 1, 10_000));
+  fail(wholeNumberProblem('parallelizationFactor', s.parallelizationFactor, 1, 10));
+  fail(wholeNumberProblem('retryAttempts', s.retryAttempts, 0, 10_000));
+  fail(memorySizeProblem(s.memorySize));
+  const ageSeconds = s.maxRecordAge.toSeconds({ integral: false });
+  if (!Number.isInteger(ageSeconds) || ageSeconds < 60 || ageSeconds > MAX_RECORD_AGE_LIMIT.toSeconds()) {
     fail(
+      `maxRecordAge is ${ageSeconds}s: set whole seconds from 60 to ${MAX_RECORD_AGE_LIMIT.toSeconds()} (23 hours), so a record reaches the failure queue before the stream drops it at 24 hours`,
+    );
+  }
+  fail(timeoutProblem(s.timeout));
+  return problems;
+}
+
+/** The cluster's ARN and bootstrap brokers, as either relay takes them. */
+export function clusterProblems(cluster: RelayCluster): string[] {
+  const problems: string[] = [];
+  if (!isMskClusterArn(cluster.clusterArn)) {
+    problems.push(
       `cluster.clusterArn "${cluster.clusterArn}" is not an MSK cluster ARN (arn:aws:kafka:<region>:<account>:cluster/<name>/<uuid>)`,
     );
   }
@@ -142,46 +168,52 @@ export function relayProblems(props: OutboxRelayProps, s: ResolvedRelaySettings)
     const servers = cluster.bootstrapServers.split(',').map((server) => server.trim());
     const bad = servers.filter((server) => !BOOTSTRAP_SERVER.test(server));
     if (cluster.bootstrapServers.trim() === '' || bad.length > 0) {
-      fail(
+      problems.push(
         `cluster.bootstrapServers "${cluster.bootstrapServers}" is not host:port,host:port: give the cluster's IAM bootstrap brokers`,
       );
     }
   }
-  if (cluster.securityGroup !== undefined && cluster.vpc === undefined) {
-    fail("cluster.securityGroup is given without cluster.vpc: give the brokers' VPC too");
-  }
-  if (cluster.vpcSubnets !== undefined && cluster.vpc === undefined) {
-    fail("cluster.vpcSubnets is given without cluster.vpc: give the brokers' VPC too");
-  }
-  if (props.topics.length === 0) {
-    fail('topics is empty: list the topics the effects emit to (the relay may write to those only)');
-  }
-  for (const topic of props.topics) {
-    if (!Token.isUnresolved(topic) && !KAFKA_TOPIC.test(topic)) {
-      fail(`topics has "${topic}", not a Kafka topic name: use 1-249 of a-z A-Z 0-9 . _ - (no wildcards)`);
-    }
-  }
-  const repeated = props.topics.filter((topic, index) => props.topics.indexOf(topic) !== index);
-  if (repeated.length > 0) fail(`topics lists ${[...new Set(repeated)].join(', ')} more than once`);
-  // https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-params.html
-  const whole = (name: string, value: number, min: number, max: number): void => {
-    if (!Number.isInteger(value) || value < min || value > max) {
-      fail(`${name} is ${value}: set a whole number from ${min} to ${max}`);
-    }
-  };
-  whole('batchSize', s.batchSize, 1, 10_000);
-  whole('parallelizationFactor', s.parallelizationFactor, 1, 10);
-  whole('retryAttempts', s.retryAttempts, 0, 10_000);
-  whole('memorySize (MB)', s.memorySize, 128, 10_240);
-  const ageSeconds = s.maxRecordAge.toSeconds({ integral: false });
-  if (!Number.isInteger(ageSeconds) || ageSeconds < 60 || ageSeconds > MAX_RECORD_AGE_LIMIT.toSeconds()) {
-    fail(
-      `maxRecordAge is ${ageSeconds}s: set whole seconds from 60 to ${MAX_RECORD_AGE_LIMIT.toSeconds()} (23 hours), so a record reaches the failure queue before the stream drops it at 24 hours`,
-    );
-  }
-  const timeoutSeconds = s.timeout.toSeconds({ integral: false });
-  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > 900) {
-    fail(`timeout is ${timeoutSeconds}s: Lambda allows whole seconds from 1 to 900`);
-  }
   return problems;
+}
+
+/** The topics a relay may write: some, each a literal Kafka topic name, none twice. */
+export function topicProblems(topics: readonly string[]): string[] {
+  const problems: string[] = [];
+  if (topics.length === 0) {
+    problems.push('topics is empty: list the topics the effects emit to (the relay may write to those only)');
+  }
+  for (const topic of topics) {
+    if (!Token.isUnresolved(topic) && !KAFKA_TOPIC.test(topic)) {
+      problems.push(
+        `topics has "${topic}", not a Kafka topic name: use 1-249 of a-z A-Z 0-9 . _ - (no wildcards)`,
+      );
+    }
+  }
+  const repeated = topics.filter((topic, index) => topics.indexOf(topic) !== index);
+  if (repeated.length > 0) problems.push(`topics lists ${[...new Set(repeated)].join(', ')} more than once`);
+  return problems;
+}
+
+export function wholeNumberProblem(
+  name: string,
+  value: number,
+  min: number,
+  max: number,
+): string | undefined {
+  return Number.isInteger(value) && value >= min && value <= max
+    ? undefined
+    : `${name} is ${value}: set a whole number from ${min} to ${max}`;
+}
+
+/** Lambda's memory range. https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html */
+export function memorySizeProblem(memorySize: number): string | undefined {
+  return wholeNumberProblem('memorySize (MB)', memorySize, 128, 10_240);
+}
+
+/** Lambda's timeout range. https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html */
+export function timeoutProblem(timeout: Duration): string | undefined {
+  const seconds = timeout.toSeconds({ integral: false });
+  return Number.isInteger(seconds) && seconds >= 1 && seconds <= 900
+    ? undefined
+    : `timeout is ${seconds}s: Lambda allows whole seconds from 1 to 900`;
 }

@@ -1,21 +1,17 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELAY_SETTINGS } from '../lambdas/outbox-relay/relay-settings.js';
 import { RELAY_STREAM_FILTER } from '../lambdas/outbox-relay/relay-stream-filter.js';
-import { HANDLER_BUNDLE, RELAY_ENTRY } from './bundling.js';
-import { handlerBundling } from './function-bundling.js';
+import { RELAY_ENTRY } from './bundling.js';
 import { throwIfProblems } from './invalid-props-error.js';
-import { RELAY_METRICS } from './monitoring/relay-metric-names.js';
-import { mskTopicArn } from './msk-arns.js';
 import {
-  brokerPorts,
   type OutboxRelayProps,
   type RelayCluster,
   relayProblems,
@@ -23,20 +19,16 @@ import {
 } from './outbox-relay-props.js';
 import type { OutboxTable } from './outbox-table.js';
 import { FUNCTION_VPC_ACTIONS } from './postgres-database.js';
+import {
+  acknowledgeRelayFunctionFindings,
+  allowBrokerEgress,
+  grantRelayKafka,
+  relayFunctionProps,
+  relayRoleAndLogs,
+} from './relay-function.js';
 
 export type { OutboxRelayProps, RelayCluster } from './outbox-relay-props.js';
-
-/**
- * The relay's only Kafka actions, MSK IAM access control: connect to the cluster; describe and write the
- * named topics (WriteData requires DescribeTopic). No idempotent or transactional writes, no topic creation,
- * no reads. https://docs.aws.amazon.com/msk/latest/developerguide/kafka-actions.html
- */
-export const RELAY_KAFKA_ACTIONS = {
-  cluster: ['kafka-cluster:Connect'],
-  topics: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
-} as const;
-
-const KAFKA_AUTH: (typeof RELAY_SETTINGS.kafkaAuth.choices)[number] = 'iam';
+export { RELAY_KAFKA_ACTIONS } from './relay-function.js';
 
 /**
  * The outbox relay (docs/outbox.md#the-relay): the package's relay function, bundled like the consumer,
@@ -68,45 +60,33 @@ export class OutboxRelay extends Construct {
     this.topics = [...props.topics];
     this.timeout = settings.timeout;
 
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Outbox relay: reads the outbox stream, writes the named MSK topics',
-    });
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.logGroup.grantWrite(this.role);
+    const { role, logGroup } = relayRoleAndLogs(
+      this,
+      'Outbox relay: reads the outbox stream, writes the named MSK topics',
+      props.logRetention,
+    );
+    this.role = role;
+    this.logGroup = logGroup;
     this.securityGroup = cluster.vpc === undefined ? undefined : this.brokerAccess(cluster, cluster.vpc);
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: RELAY_ENTRY,
-      handler: HANDLER_BUNDLE.handlerExport,
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: settings.memorySize,
-      timeout: settings.timeout,
-      role: this.role,
-      logGroup: this.logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      systemLogLevelV2: lambda.SystemLogLevel.WARN,
+      ...relayFunctionProps({
+        entry: RELAY_ENTRY,
+        memorySize: settings.memorySize,
+        timeout: settings.timeout,
+        role,
+        logGroup,
+        cluster,
+        environment: { [RELAY_SETTINGS.outboxTableName.env]: outbox.tableName },
+      }),
       ...(cluster.vpc === undefined || this.securityGroup === undefined
         ? {}
         : { vpc: cluster.vpc, vpcSubnets: cluster.vpcSubnets, securityGroups: [this.securityGroup] }),
       description: `Publishes the outbox's appended events to ${this.topics.join(', ')}`.slice(0, 256),
-      environment: {
-        [RELAY_SETTINGS.outboxTableName.env]: outbox.tableName,
-        [RELAY_SETTINGS.bootstrapServers.env]: cluster.bootstrapServers,
-        [RELAY_SETTINGS.kafkaAuth.env]: KAFKA_AUTH,
-        POWERTOOLS_SERVICE_NAME: 'outbox-relay',
-        POWERTOOLS_METRICS_NAMESPACE: RELAY_METRICS.namespace,
-        NODE_OPTIONS: '--enable-source-maps',
-      },
-      bundling: handlerBundling(),
     });
 
     outbox.grantRelay(this.role);
-    this.grantKafka(cluster.clusterArn);
+    grantRelayKafka(this.role, cluster.clusterArn, this.topics);
     if (cluster.vpc !== undefined) {
       // A function in a VPC: Lambda manages its network interfaces with the function's role.
       this.role.addToPrincipalPolicy(
@@ -154,19 +134,6 @@ export class OutboxRelay extends Construct {
     return this.eventSourceMapping.eventSourceMappingId;
   }
 
-  /** Connect on the cluster; DescribeTopic and WriteData on each named topic's ARN, nothing wider. */
-  private grantKafka(clusterArn: string): void {
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: [...RELAY_KAFKA_ACTIONS.cluster], resources: [clusterArn] }),
-    );
-    this.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: [...RELAY_KAFKA_ACTIONS.topics],
-        resources: this.topics.map((topic) => mskTopicArn(clusterArn, topic)),
-      }),
-    );
-  }
-
   /**
    * The function's own security group: HTTPS out (DynamoDB's endpoint, public or a gateway endpoint's
    * prefix list, has no address known here) and the brokers' ports, to their group when given (which gets
@@ -179,42 +146,21 @@ export class OutboxRelay extends Construct {
       description: 'Outbox relay function: to the MSK brokers and DynamoDB',
     });
     group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.tcp(443), 'HTTPS to DynamoDB');
-    for (const port of brokerPorts(cluster.bootstrapServers)) {
-      if (cluster.securityGroup === undefined) {
-        group.addEgressRule(ec2.Peer.ipv4(vpc.vpcCidrBlock), ec2.Port.tcp(port), 'MSK brokers (IAM)');
-      } else {
-        cluster.securityGroup.connections.allowFrom(group, ec2.Port.tcp(port), 'Outbox relay to MSK (IAM)');
-      }
-    }
+    allowBrokerEgress(group, cluster, vpc, 'Outbox relay to MSK (IAM)');
     return group;
   }
 
   private acknowledgeNagFindings(policy: Construct | undefined): void {
-    if (policy && this.securityGroup !== undefined) {
-      Validations.of(policy).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          "The relay runs in the brokers' VPC: Lambda creates, describes and deletes its ENIs with the function's role, DescribeNetworkInterfaces only on all resources (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html#configuration-vpc-permissions).",
-      });
-    }
+    acknowledgeRelayFunctionFindings(this.function, policy, {
+      vpcOf: this.securityGroup === undefined ? undefined : "the brokers'",
+      invocation:
+        "Invoked synchronously by the outbox stream's event source mapping only, never asynchronously: batches it gives up on go to the mapping's on-failure queue.",
+      tracing:
+        "Stream records carry no trace context; the relay's EMF metrics, JSON logs and RelayMonitoring's dashboard cover each batch.",
+    });
     const destination =
       "This queue is the relay mapping's on-failure destination, itself the dead-letter store: its messages (shard and sequence numbers) have nowhere further to go, and the events stay in the outbox table.";
     Validations.of(this.failureQueue).acknowledge({ id: 'AwsSolutions-SQS3', reason: destination });
     Validations.of(this.failureQueue).acknowledge({ id: 'Serverless-SQSRedrivePolicy', reason: destination });
-    const fn = this.function.node.defaultChild as lambda.CfnFunction;
-    const pinned =
-      'nodejs22.x is pinned with the bundle target (lib/bundling.ts: node22); moving runtimes is a deliberate upgrade.';
-    Validations.of(fn).acknowledge({ id: 'AwsSolutions-L1', reason: pinned });
-    Validations.of(fn).acknowledge({ id: 'Serverless-LambdaLatestVersion', reason: pinned });
-    Validations.of(fn).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        "Invoked synchronously by the outbox stream's event source mapping only, never asynchronously: batches it gives up on go to the mapping's on-failure queue.",
-    });
-    Validations.of(fn).acknowledge({
-      id: 'Serverless-LambdaTracing',
-      reason:
-        "Stream records carry no trace context; the relay's EMF metrics, JSON logs and RelayMonitoring's dashboard cover each batch.",
-    });
   }
 }

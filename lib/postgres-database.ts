@@ -4,6 +4,8 @@
  * database's), the one credential it may use (rds-db:connect as one user, or read on one secret), the
  * variables `postgresInbox()` reads at cold start (named once, in lambdas/postgres/postgres-settings.ts),
  * and the schedule that sends the function DELETE_EXPIRED_ROWS_EVENT (Postgres has no TTL of its own).
+ * The Postgres outbox relay (postgres-outbox-relay.ts) reaches the same database the same way, without
+ * that schedule.
  */
 import { Duration, Token, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
@@ -126,9 +128,25 @@ function isConnectable(value: object): value is ec2.IConnectable {
   return 'connections' in value && (value as ec2.IConnectable).connections instanceof ec2.Connections;
 }
 
+/** Who connects, for the descriptions of the security group and of the ingress on the database. */
+export interface PostgresConnectionLabels {
+  /**
+   * The function, in the ingress rule's description (`<function> (msk-inbox) to Postgres`).
+   * @default 'Kafka consumer function'
+   */
+  readonly functionLabel?: string;
+  /**
+   * The function's security group's description. CloudFormation replaces a group whose description
+   * changes: a consumer's stays what it was.
+   * @default 'Kafka consumer function: to its Postgres database'
+   */
+  readonly securityGroupDescription?: string;
+}
+
 /**
- * The consumer's way into its Postgres database: made before the function (which needs its security
- * group and variables), then bound to it (grants, ingress, the expired-rows schedule).
+ * A function's way into its Postgres database, the consumer's (KafkaConsumer) or the outbox relay's
+ * (PostgresOutboxRelay): made before the function (which needs its security group and variables), then
+ * bound to it (grants, ingress, the expired-rows schedule).
  */
 export class PostgresInboxConnection extends Construct {
   /** The function's security group: egress to the database's port (and HTTPS with `secret` auth) only. */
@@ -154,10 +172,17 @@ export class PostgresInboxConnection extends Construct {
   #expiredRowsRule: events.Rule | undefined;
   readonly #props: PostgresInboxProps;
   readonly #databaseConnections: ec2.Connections;
+  readonly #functionLabel: string;
 
-  public constructor(scope: Construct, id: string, props: PostgresInboxProps) {
+  public constructor(
+    scope: Construct,
+    id: string,
+    props: PostgresInboxProps,
+    labels: PostgresConnectionLabels = {},
+  ) {
     super(scope, id);
     this.#props = props;
+    this.#functionLabel = labels.functionLabel ?? 'Kafka consumer function';
     this.database = props.database;
     this.vpc = props.vpc;
     this.vpcSubnets = props.vpcSubnets;
@@ -174,7 +199,7 @@ export class PostgresInboxConnection extends Construct {
       // Nothing but the database (and Secrets Manager with `secret` auth): add what your effect calls
       // with consumer.function.connections.
       allowAllOutbound: false,
-      description: 'Kafka consumer function: to its Postgres database',
+      description: labels.securityGroupDescription ?? 'Kafka consumer function: to its Postgres database',
     });
     if ('secret' in props.auth) {
       // Secrets Manager's endpoint (public, or an interface endpoint in the VPC) has no address known here.
@@ -229,8 +254,9 @@ export class PostgresInboxConnection extends Construct {
   }
 
   /**
-   * The function's credential, its network interfaces, the database's ingress, and the schedule: called
-   * once by KafkaConsumer, after it made the function.
+   * The function's credential, its network interfaces, the database's ingress, and the schedule (unless
+   * `deleteExpiredRowsEvery: false`): called once by KafkaConsumer or PostgresOutboxRelay, after it made
+   * the function.
    */
   public bind(fn: lambda.IFunction, role: iam.Role): void {
     if ('iam' in this.auth) {
@@ -245,7 +271,7 @@ export class PostgresInboxConnection extends Construct {
     // Connections adds the matching egress on the function's group, which allows nothing else outbound.
     this.#databaseConnections.allowDefaultPortFrom(
       this.securityGroup,
-      'Kafka consumer function (msk-inbox) to Postgres',
+      `${this.#functionLabel} (msk-inbox) to Postgres`,
     );
     const every = this.#props.deleteExpiredRowsEvery ?? Duration.hours(1);
     if (every !== false) {

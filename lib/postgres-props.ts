@@ -45,7 +45,8 @@ export type PostgresAuth =
 export type PostgresTls = 'verify-full' | 'require' | 'disable';
 
 // PostgresTls is written out for the API report; this fails the build when the table's choices differ.
-type SameAs<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+/** `true` when A and B are the same union, else `never`: for types written out beside a settings table. */
+export type SameAs<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const TLS_MATCHES_SETTINGS: SameAs<PostgresTls, (typeof POSTGRES_SETTINGS.tls.choices)[number]> = true;
 void TLS_MATCHES_SETTINGS;
 

@@ -1,11 +1,15 @@
 /**
- * Every metric and widget of the outbox relay's dashboard, in one place as for the consumer's
- * (consumer-metrics.ts, consumer-widgets.ts): the relay's EMF metrics (relay-metric-names.ts), the stream
- * mapping's, the function's, the failure queue's and the outbox table's, all at one period.
+ * Every metric and widget of an outbox relay's dashboard, in one place as for the consumer's
+ * (consumer-metrics.ts, consumer-widgets.ts), all at one period: the relay's EMF metrics
+ * (relay-metric-names.ts) and its function's; for OutboxRelay the stream mapping's, the failure queue's
+ * and the outbox table's; for PostgresOutboxRelay the database's (database-widgets.ts).
  */
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { OutboxRelay } from '../outbox-relay.js';
+import type { PostgresOutboxRelay } from '../postgres-outbox-relay.js';
 import { PERIOD } from './consumer-metrics.js';
+import { databaseWidgets } from './database-widgets.js';
 import { RELAY_METRICS } from './relay-metric-names.js';
 
 /**
@@ -21,11 +25,12 @@ export const RELAY_ESM_METRICS = [
   'OnFailureDestinationDeliveredEventCount',
 ] as const;
 
+/** The metrics every relay has: the EMF metrics it emits and its function's. */
 export class RelayMetrics {
-  readonly #relay: OutboxRelay;
+  readonly #function: lambda.IFunction;
 
-  constructor(relay: OutboxRelay) {
-    this.#relay = relay;
+  constructor(fn: lambda.IFunction) {
+    this.#function = fn;
   }
 
   /** A metric the relay emits as EMF, dimension `service` = its function's name. */
@@ -33,10 +38,46 @@ export class RelayMetrics {
     return new cloudwatch.Metric({
       namespace: RELAY_METRICS.namespace,
       metricName,
-      dimensionsMap: { [RELAY_METRICS.dimension]: this.#relay.function.functionName },
+      dimensionsMap: { [RELAY_METRICS.dimension]: this.#function.functionName },
       statistic,
       period: PERIOD,
     });
+  }
+
+  functionErrors(): cloudwatch.Metric {
+    return this.#function.metricErrors({ period: PERIOD, statistic: 'Sum' });
+  }
+
+  /** Invocations started in the period; Lambda sends no datapoint for a period without one. */
+  invocations(): cloudwatch.Metric {
+    return this.#function.metricInvocations({ period: PERIOD, statistic: 'Sum' });
+  }
+
+  functionHealth(): cloudwatch.IMetric[] {
+    const fn = this.#function;
+    return [
+      fn.metricInvocations({ period: PERIOD }),
+      fn.metricErrors({ period: PERIOD }),
+      fn.metricThrottles({ period: PERIOD }),
+    ];
+  }
+
+  functionDuration(statistic: string): cloudwatch.Metric {
+    return this.#function.metricDuration({
+      period: PERIOD,
+      statistic,
+      label: `Duration ${statistic}`,
+    });
+  }
+}
+
+/** OutboxRelay's besides: its stream mapping, its failure queue and the outbox table. */
+export class StreamRelayMetrics extends RelayMetrics {
+  readonly #relay: OutboxRelay;
+
+  constructor(relay: OutboxRelay) {
+    super(relay.function);
+    this.#relay = relay;
   }
 
   /**
@@ -55,27 +96,6 @@ export class RelayMetrics {
       statistic: 'Sum',
       label: metricName.replace(/(Event)?Count$/, ''),
       period: PERIOD,
-    });
-  }
-
-  functionErrors(): cloudwatch.Metric {
-    return this.#relay.function.metricErrors({ period: PERIOD, statistic: 'Sum' });
-  }
-
-  functionHealth(): cloudwatch.IMetric[] {
-    const fn = this.#relay.function;
-    return [
-      fn.metricInvocations({ period: PERIOD }),
-      fn.metricErrors({ period: PERIOD }),
-      fn.metricThrottles({ period: PERIOD }),
-    ];
-  }
-
-  functionDuration(statistic: string): cloudwatch.Metric {
-    return this.#relay.function.metricDuration({
-      period: PERIOD,
-      statistic,
-      label: `Duration ${statistic}`,
     });
   }
 
@@ -104,33 +124,57 @@ function graph(
   return new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, period: PERIOD, ...options });
 }
 
-/** The dashboard, row by row. */
-export function relayWidgets(
+function titleRow(title: string, text: string): cloudwatch.IWidget[] {
+  return [new cloudwatch.TextWidget({ markdown: `# ${title}\n${text}`, width: 24, height: 2 })];
+}
+
+function topicList(topics: readonly string[]): string {
+  return topics.map((t) => `\`${t}\``).join(', ');
+}
+
+/** What the relay did with the events, the oldest one waiting, and the alarms. */
+function eventsRow(
   metrics: RelayMetrics,
+  alarms: readonly cloudwatch.IAlarm[],
+  pendingAgeMs: number,
+): cloudwatch.IWidget[] {
+  return [
+    graph('Events (count)', [
+      metrics.relay(RELAY_METRICS.eventsPublished, 'Sum'),
+      metrics.relay(RELAY_METRICS.eventsQuarantined, 'Sum'),
+      metrics.relay(RELAY_METRICS.publishFailures, 'Sum'),
+    ]),
+    graph('Oldest unpublished event (ms)', [metrics.relay(RELAY_METRICS.oldestPendingAgeMs, 'Maximum')], {
+      leftAnnotations: [{ value: pendingAgeMs, label: 'alarm threshold' }],
+    }),
+    new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 8, height: 6 }),
+  ];
+}
+
+function functionWidgets(metrics: RelayMetrics, timeoutMs: number): cloudwatch.IWidget[] {
+  return [
+    graph('Lambda: invocations, errors, throttles', metrics.functionHealth()),
+    graph(
+      'Lambda: duration against timeout (ms)',
+      ['p50', 'p99', 'Maximum'].map((statistic) => metrics.functionDuration(statistic)),
+      { leftAnnotations: [{ value: timeoutMs, label: 'timeout', color: '#d62728' }] },
+    ),
+  ];
+}
+
+/** OutboxRelay's dashboard, row by row. */
+export function streamRelayWidgets(
+  metrics: StreamRelayMetrics,
   relay: OutboxRelay,
   alarms: readonly cloudwatch.IAlarm[],
   thresholds: { readonly iteratorAgeMs: number; readonly pendingAgeMs: number },
 ): cloudwatch.IWidget[][] {
-  const timeoutMs = relay.timeout.toMilliseconds();
   return [
-    [
-      new cloudwatch.TextWidget({
-        markdown: `# Outbox relay\nPublishes the consumers' appended events to ${relay.topics.map((t) => `\`${t}\``).join(', ')}. Events come from the relay (namespace ${RELAY_METRICS.namespace}, dimension ${RELAY_METRICS.dimension}); lag from Lambda's stream mapping. See docs/deploy.md#outbox-relay-alarms.`,
-        width: 24,
-        height: 2,
-      }),
-    ],
-    [
-      graph('Events (count)', [
-        metrics.relay(RELAY_METRICS.eventsPublished, 'Sum'),
-        metrics.relay(RELAY_METRICS.eventsQuarantined, 'Sum'),
-        metrics.relay(RELAY_METRICS.publishFailures, 'Sum'),
-      ]),
-      graph('Oldest unpublished event (ms)', [metrics.relay(RELAY_METRICS.oldestPendingAgeMs, 'Maximum')], {
-        leftAnnotations: [{ value: thresholds.pendingAgeMs, label: 'alarm threshold' }],
-      }),
-      new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 8, height: 6 }),
-    ],
+    titleRow(
+      'Outbox relay',
+      `Publishes the consumers' appended events to ${topicList(relay.topics)}. Events come from the relay (namespace ${RELAY_METRICS.namespace}, dimension ${RELAY_METRICS.dimension}); lag from Lambda's stream mapping. See docs/deploy.md#outbox-relay-alarms.`,
+    ),
+    eventsRow(metrics, alarms, thresholds.pendingAgeMs),
     [
       graph('Stream iterator age (ms)', [metrics.iteratorAge()], {
         leftAnnotations: [{ value: thresholds.iteratorAgeMs, label: 'alarm threshold' }],
@@ -142,13 +186,27 @@ export function relayWidgets(
       graph('Failure queue: batches given up on', [metrics.failedBatches()]),
     ],
     [
-      graph('Lambda: invocations, errors, throttles', metrics.functionHealth()),
-      graph(
-        'Lambda: duration against timeout (ms)',
-        ['p50', 'p99', 'Maximum'].map((statistic) => metrics.functionDuration(statistic)),
-        { leftAnnotations: [{ value: timeoutMs, label: 'timeout', color: '#d62728' }] },
-      ),
+      ...functionWidgets(metrics, relay.timeout.toMilliseconds()),
       graph('DynamoDB outbox: throttles', metrics.outboxThrottles()),
     ],
+  ];
+}
+
+/** PostgresOutboxRelay's dashboard, row by row. */
+export function postgresRelayWidgets(
+  metrics: RelayMetrics,
+  relay: PostgresOutboxRelay,
+  alarms: readonly cloudwatch.IAlarm[],
+  thresholds: { readonly pendingAgeMs: number },
+): cloudwatch.IWidget[][] {
+  const minutes = relay.schedule.toMinutes();
+  return [
+    titleRow(
+      'Postgres outbox relay',
+      `Publishes the events of the outbox in schema \`${relay.postgres.schema}\` to ${topicList(relay.topics)}, started every ${minutes} minute${minutes === 1 ? '' : 's'} and running until just before its timeout. Events come from the relay (namespace ${RELAY_METRICS.namespace}, dimension ${RELAY_METRICS.dimension}). See docs/deploy.md#outbox-relay-alarms.`,
+    ),
+    eventsRow(metrics, alarms, thresholds.pendingAgeMs),
+    functionWidgets(metrics, relay.timeout.toMilliseconds()),
+    databaseWidgets(relay.postgres.database),
   ];
 }

@@ -139,7 +139,7 @@ describe('KafkaConsumer with an outbox and a Postgres inbox', () => {
     })();
     expect(refused).toBeInstanceOf(InvalidPropsError);
     expect((refused as InvalidPropsError).problems).toEqual([
-      'outbox is given with postgres: the outbox is appended in the DynamoDB inbox transaction, so it needs inboxTable; remove outbox',
+      "outbox is given with postgres: on Postgres the outbox lives in the consumer's schema (an OutboxTable is DynamoDB's); remove outbox, and publish the schema's outbox with PostgresOutboxRelay",
     ]);
   });
 });

@@ -67,6 +67,9 @@ describe('RelayMonitoring', () => {
         'RelayFailedBatches',
       ].sort(),
     );
+    expect(built.monitoring.alarms.iteratorAge).toBeDefined();
+    expect(built.monitoring.alarms.failedBatches).toBeDefined();
+    expect(built.monitoring.alarms.notRunning).toBeUndefined();
     const topic = { Ref: logicalId(built.monitoring.alarmTopic as sns.Topic) };
     for (const alarm of Object.values(alarms)) {
       expect(alarm.Properties.AlarmActions).toEqual([topic]);
