@@ -4,24 +4,24 @@
  * client (the SDK's default Node.js credential chain aliased away), and nothing of the operator tool, the
  * constructs or the other store.
  */
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { handlerBuildOptions } from '../../lib/bundling.js';
+import { handlerBuildOptions, POSTGRES_RELAY_ENTRY, RELAY_ENTRY } from '../../lib/bundling.js';
 import { PROJECT_ROOT } from '../../local/project-paths.js';
 import { bundledPackages, OPERATOR_CLIENTS } from '../support/bundle-inputs.js';
 
 const RELAYS = [
   {
     name: 'outbox relay',
-    entry: 'lambdas/outbox-relay/handler.ts',
+    entry: RELAY_ENTRY,
     needed: ['kafkajs', '@smithy/signature-v4', '@aws-sdk/client-dynamodb'],
     alsoInputs: ['lambdas/core/lambda-credential-provider.ts'],
     unwanted: ['pg'],
   },
   {
     name: 'Postgres outbox relay',
-    entry: 'lambdas/postgres/outbox/relay-handler.ts',
+    entry: POSTGRES_RELAY_ENTRY,
     needed: ['kafkajs', '@smithy/signature-v4', 'pg', '@aws-sdk/rds-signer'],
     alsoInputs: [],
     unwanted: ['@aws-sdk/client-dynamodb'],
@@ -34,7 +34,7 @@ describe("the outbox relays' Lambda bundles", () => {
     async (relay) => {
       const { metafile, outputFiles, errors } = await build({
         ...handlerBuildOptions(
-          join(PROJECT_ROOT, relay.entry),
+          relay.entry,
           join(PROJECT_ROOT, '.cache', 'relay-bundles', relay.name.replaceAll(' ', '-'), 'index.mjs'),
         ),
         absWorkingDir: PROJECT_ROOT,
@@ -45,7 +45,8 @@ describe("the outbox relays' Lambda bundles", () => {
       const inputs = Object.keys(metafile.inputs);
       const packages = bundledPackages(inputs);
 
-      for (const input of [relay.entry, ...relay.alsoInputs]) expect(inputs).toContain(input);
+      for (const input of [relative(PROJECT_ROOT, relay.entry), ...relay.alsoInputs])
+        expect(inputs).toContain(input);
       for (const needed of relay.needed) expect(packages).toContain(needed);
       for (const unwanted of [
         ...OPERATOR_CLIENTS,

@@ -9,17 +9,17 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { systemClock } from '../../../lambdas/core/clock.js';
 import { KafkaPublisher } from '../../../lambdas/outbox-relay/kafka-publisher.js';
 import { createPostgresRelayHandler } from '../../../lambdas/postgres/outbox/relay-handler.js';
 import { readPostgresRelayConfig } from '../../../lambdas/postgres/outbox/relay-settings.js';
+import { POSTGRES_RELAY_ENTRY } from '../../../lib/bundling.js';
 import { lambdaEnvironment } from '../../../local/demo/pipeline/pipeline-functions.js';
 import { type KafkaMockCluster, startKafkaMockCluster } from '../../../local/kafka/broker.js';
 import { buildBundles } from '../../../local/lambda-runtime/build-bundles.js';
 import { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
-import { PROJECT_ROOT } from '../../../local/project-paths.js';
 import { BROKER_SKIP_NOTICE, skipBrokerTests } from '../../support/broker.js';
 import { lambdaContext } from '../../support/clocks.js';
 import { readTopic } from '../../support/kcat-topic.js';
@@ -28,8 +28,6 @@ import { inboxDatabase } from '../../support/postgres-inbox.js';
 import { emitCommitted, payment } from './outbox-harness.js';
 
 if (skipBrokerTests) console.warn(BROKER_SKIP_NOTICE);
-
-const POSTGRES_RELAY_ENTRY = resolve(PROJECT_ROOT, 'lambdas', 'postgres', 'outbox', 'relay-handler.ts');
 
 describeOnDebianPostgres('the Postgres relay’s handler through the local Kafka broker', (target) => {
   let cluster: KafkaMockCluster | undefined;
