@@ -24,6 +24,13 @@ export interface PoolContext {
   readonly concurrency: number;
   /** How a password is found for IAM and secret authentication (aws-credentials.ts). */
   readonly credentials: () => Promise<{ readonly user?: string; readonly password: () => Promise<string> }>;
+  /**
+   * The server ends a session idle in an open transaction this long (idle_in_transaction_session_timeout),
+   * and TCP keepalive finds a peer that vanished: for a pool that holds transactions across slow calls of
+   * its own (the outbox relay's rounds, around Kafka sends), so a lost client never keeps its locks.
+   * @default - neither: the server's setting, no keepalive
+   */
+  readonly idleInTransactionTimeoutMs?: number;
 }
 
 export function connectionPool(settings: PostgresSettings, context: PoolContext): ConnectionSource {
@@ -60,6 +67,9 @@ async function poolConfig(settings: PostgresSettings, context: PoolContext): Pro
     statement_timeout: settings.statementTimeoutMs,
     query_timeout: settings.statementTimeoutMs + QUERY_TIMEOUT_MARGIN_MS,
     application_name: `msk-inbox:${context.consumer}`,
+    ...(context.idleInTransactionTimeoutMs === undefined
+      ? {}
+      : { idle_in_transaction_session_timeout: context.idleInTransactionTimeoutMs, keepAlive: true }),
   };
   if (settings.auth === 'url') return { ...common, connectionString: settings.url };
   const credentials = await context.credentials();

@@ -37,6 +37,13 @@ export interface PostgresRelayHandlerOptions {
 const LOCAL_SERVICE_NAME = 'postgres-outbox-relay';
 /** The pool's name in pg_stat_activity (`application_name`: msk-inbox:<this>). */
 const POOL_NAME = 'outbox-relay';
+/**
+ * A round's transaction waits on Kafka between its statements; a session idle in it longer than this is
+ * ended by the server (its locks released, its events left pending), so a relay that vanished mid-round
+ * (a frozen or lost environment whose socket stayed open) holds no key for long. Above any one send's
+ * time, below the function's timeout (2 minutes by default).
+ */
+const ROUND_IDLE_TIMEOUT_MS = 60_000;
 /** One connection listens, one runs the rounds and the end-of-invocation queries. */
 const RELAY_CONNECTIONS = 2;
 
@@ -47,7 +54,12 @@ export function createPostgresRelayHandler(options: PostgresRelayHandlerOptions)
     options.pool ??
     connectionPool(
       { ...config.postgres, poolMax: RELAY_CONNECTIONS },
-      { consumer: POOL_NAME, concurrency: RELAY_CONNECTIONS, credentials: awsCredentials(config.postgres) },
+      {
+        consumer: POOL_NAME,
+        concurrency: RELAY_CONNECTIONS,
+        credentials: awsCredentials(config.postgres),
+        idleInTransactionTimeoutMs: ROUND_IDLE_TIMEOUT_MS,
+      },
     );
   const clock = options.clock ?? systemClock;
   const queries = new OutboxRelayQueries({ schema: config.postgres.schema, clock });

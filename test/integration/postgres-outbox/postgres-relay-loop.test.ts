@@ -5,6 +5,7 @@
  * the same keys publish every event once, each key in seq order (Debian's Postgres: concurrent sessions).
  */
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { connectionPool } from '../../../lambdas/postgres/connection.js';
 import { OutboxWrites } from '../../../lambdas/postgres/outbox/outbox-writes.js';
 import {
   type RelayLoopDeps,
@@ -13,6 +14,7 @@ import {
 } from '../../../lambdas/postgres/outbox/relay-loop.js';
 import { OutboxRelayQueries } from '../../../lambdas/postgres/outbox/relay-queries.js';
 import type { PostgresRelaySettings } from '../../../lambdas/postgres/outbox/relay-settings.js';
+import { readPostgresSettings } from '../../../lambdas/postgres/postgres-settings.js';
 import { FakePublisher } from '../../support/fake-publisher.js';
 import { describeOnDebianPostgres, describeOnPostgres, type FreshSchema } from '../../support/postgres.js';
 import { inboxDatabase } from '../../support/postgres-inbox.js';
@@ -183,5 +185,29 @@ describeOnDebianPostgres('the Postgres relay’s loop, woken by NOTIFY', (target
     expect(new Set(broker.ackedIds()).size).toBe(broker.acked.length);
     // Both took part.
     expect(summaries.map((summary) => summary.published > 0)).toEqual([true, true]);
+  });
+
+  it('the relay’s pool ends a session left idle in its transaction, so a vanished relay holds no key', async () => {
+    const pool = connectionPool(readPostgresSettings({ auth: 'url', url: target.url() }, {}), {
+      consumer: 'outbox-relay',
+      concurrency: 1,
+      credentials: async () => ({ password: async () => '' }),
+      idleInTransactionTimeoutMs: 300,
+    });
+    const client = await pool.connect();
+    client.on('error', () => undefined);
+    try {
+      expect((await client.query('SHOW idle_in_transaction_session_timeout')).rows[0]).toEqual({
+        idle_in_transaction_session_timeout: '300ms',
+      });
+      await client.query('BEGIN');
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await expect(client.query('SELECT 1')).rejects.toThrow(
+        /idle-in-transaction timeout|terminat|Connection/i,
+      );
+    } finally {
+      client.release(true);
+      await pool.end();
+    }
   });
 });
