@@ -63,9 +63,9 @@ describeOnPostgres('the Postgres relay’s loop, polling', (target) => {
   it('publishes what was pending, then what commits while it runs, and leaves no key row behind', async () => {
     await emit(db, 'src-1', ['k1', 'a'], ['k2', 'b']);
     const broker = new FakePublisher();
-    const deps = loopDeps(db, broker, { wake: 'poll' }, 1_500);
+    const deps = loopDeps(db, broker, { wake: 'poll' }, 900);
     const running = runRelay(deps);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 200));
     await emit(db, 'src-2', ['k1', 'c']);
 
     const summary = await running;
@@ -88,7 +88,7 @@ describeOnPostgres('the Postgres relay’s loop, polling', (target) => {
     let failures = 2;
     broker.answer = () => (failures-- > 0 ? 'transient' : 'published');
 
-    const summary = await runRelay(loopDeps(db, broker, { wake: 'poll' }, 800));
+    const summary = await runRelay(loopDeps(db, broker, { wake: 'poll' }, 500));
 
     expect(summary).toMatchObject({ published: 1, publishFailures: 2 });
     expect(broker.ackedIds()).toHaveLength(1);
@@ -137,7 +137,7 @@ describeOnDebianPostgres('the Postgres relay’s loop, woken by NOTIFY', (target
 
   it('wakes at an emitter’s COMMIT though its poll interval is a minute, and gives its listening connection back at the end', async () => {
     const broker = new FakePublisher();
-    const deps = loopDeps(db, broker, { wake: 'notify', pollIntervalMs: 60_000 }, 2_500);
+    const deps = loopDeps(db, broker, { wake: 'notify', pollIntervalMs: 60_000 }, 1_500);
     const running = runRelay(deps);
     await new Promise((resolve) => setTimeout(resolve, 400));
     const committedAt = Date.now();
@@ -172,7 +172,7 @@ describeOnDebianPostgres('the Postgres relay’s loop, woken by NOTIFY', (target
       }
     })();
     const relays = [1, 2].map(() =>
-      runRelay({ ...loopDeps(db, broker, { wake: 'notify', keysPerRound: 3 }, 3_000), publisher: slow }),
+      runRelay({ ...loopDeps(db, broker, { wake: 'notify', keysPerRound: 3 }, 2_000), publisher: slow }),
     );
     await emitting;
     const summaries = await Promise.all(relays);
