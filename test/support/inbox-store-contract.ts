@@ -35,8 +35,17 @@ export function describeInboxStoreContract(name: string, subject: InboxStoreCont
     const t = new ContractTest(subject);
     t.install();
     describeLeaseCases(t);
-    describeCommitCases(t);
-    describeCommitGroupCases(t);
+    const transactions = subject.capabilities.transactions ?? true;
+    if (transactions === true) {
+      describeCommitCases(t);
+      describeCommitGroupCases(t);
+    } else {
+      // Said once, with the reason, as a skipped case: the commit cases do not apply.
+      describe.skip(`commit and commitGroup (skipped: ${transactions.unsupported})`, () => {
+        describeCommitCases(t);
+        describeCommitGroupCases(t);
+      });
+    }
     describeExpiryAndQuarantineCases(t);
   });
 }

@@ -3,7 +3,7 @@
  * made fresh before each case (ContractTest.install) and read through getters, since the parts' cases are
  * collected before any of them runs.
  */
-import { afterEach, beforeEach, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { Lease } from '../../../lambdas/core/effect.js';
 import type {
   ClaimResult,
@@ -142,6 +142,25 @@ export class ContractTest {
   commit(e: InboxEntry, steps: readonly EffectStep[] = []): Promise<CommitResult> {
     const effect = this.h.effectOf(steps);
     return this.store.commit(e, effect.writes, effect.sql);
+  }
+
+  /** The store can commit (InboxStoreCapabilities.transactions). */
+  get transactions(): Capability {
+    return this.subject.capabilities.transactions ?? true;
+  }
+
+  /**
+   * A COMPLETED row for `e`, the way the store writes one: a commit with no effect, or on a store for side
+   * effects only a claim and its completion.
+   */
+  async finish(e: InboxEntry): Promise<void> {
+    if (this.transactions === true) {
+      expect((await this.commit(e, [])).kind).toBe('committed');
+      return;
+    }
+    const claimed = await this.store.claim(e, this.clock.nowMs() + LEASE_MS);
+    if (claimed.kind !== 'claimed') throw new Error(`could not finish ${e.dedupKey}: ${claimed.kind}`);
+    expect(await this.store.complete(claimed.lease)).toBe('completed');
   }
 
   member(e: InboxEntry, steps: readonly EffectStep[] = []): CommitMember {

@@ -13,6 +13,12 @@ export type Capability = true | { readonly unsupported: string };
 
 export interface InboxStoreCapabilities {
   /**
+   * The transactional mode: `commit` and `commitGroup` write the row with the effect. A store for side
+   * effects only (Redis) refuses them, and finishes rows by claim and complete instead.
+   * @default true
+   */
+  readonly transactions?: Capability;
+  /**
    * DynamoDB refuses some content outright (an item over 400 KB, a key over 2,048 bytes): the commit is
    * `rejected`. A store that cannot model these limits says why.
    */
