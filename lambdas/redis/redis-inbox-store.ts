@@ -1,0 +1,166 @@
+/**
+ * The inbox on Redis or Valkey, for the side-effect mode only (docs/redis.md): a claim is a script that
+ * writes an IN_PROGRESS row with a fresh attempt token when no live row holds the event (`SET ... PX`,
+ * the dedup window as the key's time to live); complete and release act only while the token still holds
+ * the row. Redis cannot commit with a database's effect, so `transact` and `sql` plans are refused.
+ */
+import { randomUUID } from 'node:crypto';
+import { boundedString } from '../core/bounded-text.js';
+import type { Clock } from '../core/clock.js';
+import type { EffectWrite, Lease, SqlEffect } from '../core/effect.js';
+import { type DedupRow, INBOX_STATUS } from '../core/inbox-rows.js';
+import {
+  type ClaimResult,
+  type CommitMember,
+  type CommitResult,
+  classifyExistingRow,
+  type InboxEntry,
+  type InboxStore,
+  type QuarantineEntry,
+} from '../core/inbox-store.js';
+import { QUARANTINE_LIMITS, quarantineItem } from '../core/quarantine-row.js';
+import { CLAIM_SCRIPT, COMPLETE_SCRIPT, QUARANTINE_SCRIPT, RELEASE_SCRIPT } from './redis-scripts.js';
+
+/** What the store needs of a client: ioredis's `eval` and `exists` (a single node or a cluster). */
+export interface RedisScripting {
+  eval(script: string, numberOfKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  exists(...keys: string[]): Promise<number>;
+}
+
+export interface RedisInboxStoreOptions {
+  readonly client: RedisScripting;
+  readonly consumer: string;
+  /** The dedup window: a row's time to live, and when it counts as absent. */
+  readonly ttlSeconds: number;
+  readonly clock: Clock;
+  /**
+   * Quarantine entries the consumer keeps; past it the oldest go.
+   * @default REDIS_QUARANTINE_CAP
+   */
+  readonly quarantineCap?: number;
+}
+
+/** Quarantine entries kept per consumer by default: enough to read and replay, bounded in memory. */
+export const REDIS_QUARANTINE_CAP = 10_000;
+
+/** Why a plan that writes to a database cannot run on Redis: one line, as the consumer reports it. */
+const TRANSACTIONAL_NEEDS_DATABASE: CommitResult = {
+  kind: 'effect-failed',
+  reason: 'systemic-store-error',
+  message:
+    'Redis cannot commit with a database write: with the Redis store, return { kind: "call", run } (docs/redis.md)',
+};
+
+/** The row as the scripts store it (redis-scripts.ts). */
+interface StoredRow {
+  readonly s: DedupRow['status'];
+  readonly h: string;
+  readonly src: string;
+  readonly exp: string;
+  readonly lo?: string;
+  readonly lu?: string;
+  readonly cb?: string;
+}
+
+export class RedisInboxStore implements InboxStore {
+  readonly #client: RedisScripting;
+  readonly #consumer: string;
+  readonly #ttlSeconds: number;
+  readonly #clock: Clock;
+  readonly #quarantineCap: number;
+
+  constructor(options: RedisInboxStoreOptions) {
+    this.#client = options.client;
+    this.#consumer = options.consumer;
+    this.#ttlSeconds = options.ttlSeconds;
+    this.#clock = options.clock;
+    this.#quarantineCap = options.quarantineCap ?? REDIS_QUARANTINE_CAP;
+  }
+
+  /** One event's row key: the hash tag holds consumer and dedup key, so an event's keys share a slot. */
+  rowKey(dedupKey: string): string {
+    return `msk-inbox:{${this.#consumer}#${dedupKey}}`;
+  }
+
+  async commit(_entry: InboxEntry, _writes: readonly EffectWrite[], _sql?: SqlEffect): Promise<CommitResult> {
+    return TRANSACTIONAL_NEEDS_DATABASE;
+  }
+
+  async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
+    return members.map(() => TRANSACTIONAL_NEEDS_DATABASE);
+  }
+
+  async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {
+    const nowMs = this.#clock.nowMs();
+    const token = randomUUID();
+    const row: StoredRow = {
+      s: INBOX_STATUS.inProgress,
+      h: entry.payloadHash,
+      src: boundedString(entry.source, QUARANTINE_LIMITS.keyBytes).text,
+      exp: String(Math.floor(nowMs / 1_000) + this.#ttlSeconds),
+      lo: token,
+      lu: String(leaseUntilMs),
+    };
+    const found = await this.#client.eval(
+      CLAIM_SCRIPT,
+      1,
+      this.rowKey(entry.dedupKey),
+      JSON.stringify(row),
+      // Redis deletes it a second after its window's last second can have begun: never while it is live.
+      (this.#ttlSeconds + 1) * 1_000,
+      nowMs,
+    );
+    if (found === null) return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
+    return classifyExistingRow(dedupRowOf(String(found)), entry.payloadHash);
+  }
+
+  async complete(lease: Lease): Promise<'completed' | 'lease-lost'> {
+    const answer = await this.#client.eval(COMPLETE_SCRIPT, 1, this.rowKey(lease.dedupKey), lease.token);
+    return answer === 'completed' ? 'completed' : 'lease-lost';
+  }
+
+  async release(lease: Lease): Promise<'released' | 'lease-lost'> {
+    const answer = await this.#client.eval(RELEASE_SCRIPT, 1, this.rowKey(lease.dedupKey), lease.token);
+    return answer === 'released' ? 'released' : 'lease-lost';
+  }
+
+  async quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'> {
+    const nowMs = this.#clock.nowMs();
+    const item = quarantineItem(this.#consumer, entry, nowMs, this.#ttlSeconds);
+    const answer = await this.#client.eval(
+      QUARANTINE_SCRIPT,
+      2,
+      this.#quarantineKey(entry.coordinates),
+      this.#quarantineIndex(),
+      JSON.stringify(item),
+      nowMs,
+      this.#quarantineCap,
+    );
+    return answer === 'quarantined' ? 'quarantined' : 'already-quarantined';
+  }
+
+  async isQuarantined(coordinates: string): Promise<boolean> {
+    return (await this.#client.exists(this.#quarantineKey(coordinates))) === 1;
+  }
+
+  /** The consumer's quarantine shares one hash tag: its entries and their index sit on one slot. */
+  #quarantineIndex(): string {
+    return `msk-inbox:{${this.#consumer}!quarantine}`;
+  }
+
+  #quarantineKey(coordinates: string): string {
+    return `${this.#quarantineIndex()}:${boundedString(coordinates, QUARANTINE_LIMITS.keyBytes).text}`;
+  }
+}
+
+function dedupRowOf(json: string): DedupRow {
+  const row = JSON.parse(json) as StoredRow;
+  return {
+    status: row.s,
+    payloadHash: row.h,
+    source: row.src,
+    leaseUntilMs: row.lu === undefined ? undefined : Number(row.lu),
+    expiresAtSeconds: Number(row.exp),
+    ...(row.lo === undefined ? {} : { leaseOwner: row.lo }),
+  };
+}
