@@ -19,6 +19,7 @@ import {
   type QuarantineEntry,
 } from '../core/inbox-store.js';
 import { QUARANTINE_LIMITS, quarantineItem } from '../core/quarantine-row.js';
+import { redisStoreError } from './redis-failure.js';
 import { CLAIM_SCRIPT, COMPLETE_SCRIPT, QUARANTINE_SCRIPT, RELEASE_SCRIPT } from './redis-scripts.js';
 
 /** What the store needs of a client: ioredis's `eval` and `exists` (a single node or a cluster). */
@@ -101,10 +102,10 @@ export class RedisInboxStore implements InboxStore {
       lo: token,
       lu: String(leaseUntilMs),
     };
-    const found = await this.#client.eval(
+    const found = await this.#run(
+      'claim',
       CLAIM_SCRIPT,
-      1,
-      this.rowKey(entry.dedupKey),
+      [this.rowKey(entry.dedupKey)],
       JSON.stringify(row),
       // Redis deletes it a second after its window's last second can have begun: never while it is live.
       (this.#ttlSeconds + 1) * 1_000,
@@ -115,23 +116,22 @@ export class RedisInboxStore implements InboxStore {
   }
 
   async complete(lease: Lease): Promise<'completed' | 'lease-lost'> {
-    const answer = await this.#client.eval(COMPLETE_SCRIPT, 1, this.rowKey(lease.dedupKey), lease.token);
+    const answer = await this.#run('complete', COMPLETE_SCRIPT, [this.rowKey(lease.dedupKey)], lease.token);
     return answer === 'completed' ? 'completed' : 'lease-lost';
   }
 
   async release(lease: Lease): Promise<'released' | 'lease-lost'> {
-    const answer = await this.#client.eval(RELEASE_SCRIPT, 1, this.rowKey(lease.dedupKey), lease.token);
+    const answer = await this.#run('release', RELEASE_SCRIPT, [this.rowKey(lease.dedupKey)], lease.token);
     return answer === 'released' ? 'released' : 'lease-lost';
   }
 
   async quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'> {
     const nowMs = this.#clock.nowMs();
     const item = quarantineItem(this.#consumer, entry, nowMs, this.#ttlSeconds);
-    const answer = await this.#client.eval(
+    const answer = await this.#run(
+      'quarantine',
       QUARANTINE_SCRIPT,
-      2,
-      this.#quarantineKey(entry.coordinates),
-      this.#quarantineIndex(),
+      [this.#quarantineKey(entry.coordinates), this.#quarantineIndex()],
       JSON.stringify(item),
       nowMs,
       this.#quarantineCap,
@@ -140,7 +140,25 @@ export class RedisInboxStore implements InboxStore {
   }
 
   async isQuarantined(coordinates: string): Promise<boolean> {
-    return (await this.#client.exists(this.#quarantineKey(coordinates))) === 1;
+    try {
+      return (await this.#client.exists(this.#quarantineKey(coordinates))) === 1;
+    } catch (error) {
+      throw redisStoreError('isQuarantined', error);
+    }
+  }
+
+  /** A script on its keys; a failure is an InboxStoreError, transient or systemic (redis-failure.ts). */
+  async #run(
+    operation: string,
+    script: string,
+    keys: readonly string[],
+    ...args: (string | number)[]
+  ): Promise<unknown> {
+    try {
+      return await this.#client.eval(script, keys.length, ...keys, ...args);
+    } catch (error) {
+      throw redisStoreError(operation, error);
+    }
   }
 
   /** The consumer's quarantine shares one hash tag: its entries and their index sit on one slot. */
