@@ -297,3 +297,31 @@ export function settingsEnvironment(settings: Partial<HandlerSettings>): Record<
 
 /** The settings' variables, for checks that no other source sets them. */
 export const SETTING_VARIABLES: readonly string[] = Object.values(HANDLER_SETTINGS).map((d) => d.env);
+
+/**
+ * A table of settings (a store's own: POSTGRES_SETTINGS, REDIS_SETTINGS, the Postgres relay's) read from
+ * values given in code over the environment's: each checked against its definition, a problem added to
+ * `problems` as `<VARIABLE> "<text>" <problem>` and its default used instead; an unset one is its default,
+ * or '' without one (the caller says which are required).
+ */
+export function readSettingsTable<T extends Record<string, SettingDefinition>>(
+  table: T,
+  given: Readonly<Partial<Record<keyof T, string | number>>>,
+  env: Readonly<Record<string, string | undefined>>,
+  problems: string[],
+): { readonly [K in keyof T]: SettingValue<T[K]> } {
+  const values: Record<string, string | number> = {};
+  for (const [name, definition] of Object.entries(table) as [keyof T & string, SettingDefinition][]) {
+    const text = String(given[name] ?? env[definition.env] ?? '').trim();
+    const fallback = 'default' in definition ? definition.default : undefined;
+    const problem = text === '' ? undefined : valueProblem(definition, text);
+    if (problem !== undefined) problems.push(`${definition.env} "${text}" ${problem}`);
+    values[name] =
+      text === '' || problem !== undefined
+        ? (fallback ?? '')
+        : definition.kind === 'integer'
+          ? Number(text)
+          : text;
+  }
+  return values as { readonly [K in keyof T]: SettingValue<T[K]> };
+}

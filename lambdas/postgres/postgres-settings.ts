@@ -6,7 +6,7 @@
  * (docs/postgres.md#connections).
  */
 import { ConfigError } from '../core/errors.js';
-import { type SettingDefinition, type SettingValue, valueProblem } from '../core/settings.js';
+import { readSettingsTable, type SettingDefinition, type SettingValue } from '../core/settings.js';
 
 /** Every connection setting of the Postgres store: variable, kind, default, meaning. */
 export const POSTGRES_SETTINGS = {
@@ -128,24 +128,8 @@ export function readPostgresSettings(
   env: Readonly<Record<string, string | undefined>>,
   use: SettingsUse = {},
 ): PostgresSettings {
-  const values: Record<string, string | number> = {};
   const problems: string[] = [];
-  for (const [name, definition] of Object.entries(POSTGRES_SETTINGS) as [
-    PostgresSettingName,
-    SettingDefinition,
-  ][]) {
-    const text = String(given[name] ?? env[definition.env] ?? '').trim();
-    const fallback = 'default' in definition ? definition.default : undefined;
-    const problem = text === '' ? undefined : valueProblem(definition, text);
-    if (problem !== undefined) problems.push(`${definition.env} "${text}" ${problem}`);
-    values[name] =
-      text === '' || problem !== undefined
-        ? (fallback ?? '')
-        : definition.kind === 'integer'
-          ? Number(text)
-          : text;
-  }
-  const settings = values as unknown as PostgresSettings;
+  const settings: PostgresSettings = readSettingsTable(POSTGRES_SETTINGS, given, env, problems);
   for (const name of use.ownPool ? [] : REQUIRED_BY_AUTH[settings.auth]) {
     if (settings[name] === '') {
       problems.push(

@@ -4,7 +4,7 @@
  * variable: `url` is for servers here, whose URL names no secret.
  */
 import { ConfigError } from '../core/errors.js';
-import { type SettingDefinition, type SettingValue, valueProblem } from '../core/settings.js';
+import { readSettingsTable, type SettingDefinition, type SettingValue } from '../core/settings.js';
 
 export const REDIS_SETTINGS = {
   url: {
@@ -41,26 +41,11 @@ export function readRedisSettings(
   given: Partial<RedisSettings>,
   env: Readonly<Record<string, string | undefined>>,
 ): RedisSettings {
-  const values: Record<string, string | number> = {};
   const problems: string[] = [];
-  for (const [name, definition] of Object.entries(REDIS_SETTINGS) as [
-    RedisSettingName,
-    SettingDefinition,
-  ][]) {
-    const text = String(given[name] ?? env[definition.env] ?? '').trim();
-    const fallback = 'default' in definition ? definition.default : undefined;
-    const problem = text === '' ? undefined : valueProblem(definition, text);
-    if (problem !== undefined) problems.push(`${definition.env} "${text}" ${problem}`);
-    values[name] =
-      text === '' || problem !== undefined
-        ? (fallback ?? '')
-        : definition.kind === 'integer'
-          ? Number(text)
-          : text;
-  }
+  const values = readSettingsTable(REDIS_SETTINGS, given, env, problems);
   if (values.url === '' && values.host === '') {
     problems.push(`${REDIS_SETTINGS.host.env} (or ${REDIS_SETTINGS.url.env}) is required`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
-  return values as unknown as RedisSettings;
+  return values;
 }

@@ -5,7 +5,7 @@
  * (lib/postgres-outbox-relay.ts) writes them; every problem is named in one ConfigError.
  */
 import { ConfigError } from '../../core/errors.js';
-import { type SettingDefinition, type SettingValue, valueProblem } from '../../core/settings.js';
+import { readSettingsTable, type SettingDefinition, type SettingValue } from '../../core/settings.js';
 import { type Env, type KafkaTarget, readKafkaTarget } from '../../outbox-relay/relay-config.js';
 import { type PostgresSettings, readPostgresSettings } from '../postgres-settings.js';
 
@@ -58,21 +58,7 @@ export function readPostgresRelayConfig(env: Env): PostgresRelayConfig {
     problems.push(...error.problems);
   }
   const kafka = readKafkaTarget(env, problems);
-  const values: Record<string, string | number> = {};
-  for (const [name, definition] of Object.entries(POSTGRES_RELAY_SETTINGS) as [
-    PostgresRelaySettingName,
-    SettingDefinition,
-  ][]) {
-    const text = env[definition.env]?.trim() ?? '';
-    const problem = text === '' ? undefined : valueProblem(definition, text);
-    if (problem !== undefined) problems.push(`${definition.env} "${text}" ${problem}`);
-    values[name] =
-      text === '' || problem !== undefined
-        ? (definition.default as string | number)
-        : definition.kind === 'integer'
-          ? Number(text)
-          : text;
-  }
+  const relay = readSettingsTable(POSTGRES_RELAY_SETTINGS, {}, env, problems);
   if (problems.length > 0 || postgres === undefined) throw new ConfigError(problems);
-  return { ...kafka, postgres, relay: values as unknown as PostgresRelaySettings };
+  return { ...kafka, postgres, relay };
 }
