@@ -92,18 +92,14 @@ export async function operatorTarget(
       `which consumer? pass --consumer NAME (or set CONSUMER_NAME)${orStack(STACK_OUTPUT_KEYS.consumerName)}`,
     );
   }
-  if (!CONSUMER_NAME_PATTERN.test(consumer)) {
-    throw new UserError(`--consumer ${consumer} is not a consumer name (1-64 of A-Z a-z 0-9 _ . -)`);
-  }
-  const endpoint = endpointFlag('endpoint', stringFlag(values.endpoint), 'http://127.0.0.1:8000');
+  checkConsumerName(consumer);
+  const endpoint = dynamoDbEndpointFlag(values);
   const regionFlag = stringFlag(values.region);
   const profile = stringFlag(values.profile);
   const where = { consumer, region: regionFlag, endpoint, profile, stack };
   const postgres = await postgresOf(values, stack, consumer);
   if (postgres !== undefined) {
-    if (endpoint !== undefined) {
-      throw new UserError("--endpoint is DynamoDB's: a Postgres inbox is reached through --postgres URL");
-    }
+    refuseEndpointWithPostgres(endpoint, 'inbox');
     // Loaded only for a Postgres inbox, with the `pg` driver.
     const [{ PostgresOperatorInbox }, { postgresAdvice }] = await Promise.all([
       import('./postgres-operator-inbox.js'),
@@ -200,6 +196,25 @@ export async function closeOperatorTargets(): Promise<void> {
 }
 
 /** An endpoint flag's value, checked to be an http(s) URL; `example` is what the one-line error suggests. */
+/** A consumer name from the flags, the stack or the environment: refused in one line when it is not one. */
+export function checkConsumerName(consumer: string): void {
+  if (!CONSUMER_NAME_PATTERN.test(consumer)) {
+    throw new UserError(`--consumer ${consumer} is not a consumer name (1-64 of A-Z a-z 0-9 _ . -)`);
+  }
+}
+
+/** `--endpoint`: DynamoDB Local's (or another DynamoDB endpoint's) URL, checked. */
+export function dynamoDbEndpointFlag(values: Values): string | undefined {
+  return endpointFlag('endpoint', stringFlag(values.endpoint), 'http://127.0.0.1:8000');
+}
+
+/** `--endpoint` names a DynamoDB endpoint: with a Postgres target it is a mistake, said in one line. */
+export function refuseEndpointWithPostgres(endpoint: string | undefined, what: 'inbox' | 'outbox'): void {
+  if (endpoint !== undefined) {
+    throw new UserError(`--endpoint is DynamoDB's: a Postgres ${what} is reached through --postgres URL`);
+  }
+}
+
 export function endpointFlag(flag: string, value: string | undefined, example: string): string | undefined {
   if (value !== undefined && !/^https?:\/\/[^/]+/.test(value)) {
     throw new UserError(`--${flag} ${value} is not a URL: e.g. ${example}`);

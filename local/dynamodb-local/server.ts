@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { UserError } from '../../operator/cli/user-error.js';
-import { type GuardedProcess, spawnGuarded } from '../process/guarded-spawn.js';
+import { spawnGuarded } from '../process/guarded-spawn.js';
+import { PortInUseError } from '../process/port-in-use-error.js';
+import { waitUntilReady } from '../process/wait-until-ready.js';
 import { ensureDynamoDbLocalJar } from './jar.js';
 import { assertJavaRuntime } from './java-runtime.js';
 
@@ -14,13 +15,7 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-/** The port is taken by another program (a port the caller chose, or one taken in a race). */
-export class PortInUseError extends UserError {
-  constructor(port: number) {
-    super(`port ${port} is in use: stop the program holding it (lsof -i :${port}) or pick another port`);
-    this.name = 'PortInUseError';
-  }
-}
+export { PortInUseError } from '../process/port-in-use-error.js';
 
 /** A system property that names, in `ps` output, the process that started this DynamoDB Local. */
 export const OWNER_PROPERTY = 'msk.inbox.owner';
@@ -97,7 +92,14 @@ async function startOnPort(
   );
   const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(jvm, endpoint, port, options.startTimeoutMs ?? 30_000);
+    await waitUntilReady(jvm, {
+      name: 'DynamoDB Local',
+      port,
+      answers: () => answers(endpoint),
+      portInUse: /BindException|Address already in use/,
+      timeoutMs: options.startTimeoutMs ?? 30_000,
+      intervalMs: 100,
+    });
   } catch (error) {
     await jvm.stop();
     throw error;
@@ -125,38 +127,6 @@ export function dynamoDbLocalArguments(jarDirectory: string, port: number, share
 /** Without DDB_LOCAL_TELEMETRY=0 it attempts a DNS lookup at start (docs/toolchain.md#dynamodb-local). */
 export function dynamoDbLocalEnvironment(): NodeJS.ProcessEnv {
   return { ...process.env, DDB_LOCAL_TELEMETRY: '0' };
-}
-
-async function waitUntilReady(
-  jvm: GuardedProcess,
-  endpoint: string,
-  port: number,
-  timeoutMs: number,
-): Promise<void> {
-  const { guard } = jvm;
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-  };
-  guard.stdout.on('data', collect);
-  guard.stderr.on('data', collect);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (/BindException|Address already in use/.test(output)) throw new PortInUseError(port);
-    if (guard.exitCode !== null) {
-      throw new Error(`DynamoDB Local exited with code ${guard.exitCode}: ${output.slice(-2000)}`);
-    }
-    if (await answers(endpoint)) {
-      // Keep draining its output so a full pipe never blocks the JVM.
-      guard.stdout.off('data', collect).resume();
-      guard.stderr.off('data', collect).resume();
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(
-    `DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms: ${output.slice(-2000)}`,
-  );
 }
 
 /** Whether anything answers HTTP at this endpoint. */

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { UserError } from '../../operator/cli/user-error.js';
 import { freePort, PortInUseError } from '../dynamodb-local/server.js';
 import { type GuardedProcess, spawnGuarded } from '../process/guarded-spawn.js';
+import { waitUntilReady } from '../process/wait-until-ready.js';
 import { makeTempDir, type RunningPostgres, removeOrphanedTempDirs } from './running-postgres.js';
 
 /** Where Debian's postgresql-<version> packages put their binaries: `<root>/<version>/bin`. */
@@ -162,7 +163,14 @@ async function startServer(
   );
   const adminUrl = `postgres://${USER}@127.0.0.1:${port}/postgres`;
   try {
-    await waitUntilReady(server, adminUrl, port, timeoutMs);
+    await waitUntilReady(server, {
+      name: 'postgres',
+      port,
+      answers: () => accepts(adminUrl),
+      portInUse: /could not bind .*Address already in use/,
+      timeoutMs,
+      intervalMs: 50,
+    });
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();
     try {
@@ -183,34 +191,6 @@ async function startServer(
       return stopped;
     },
   };
-}
-
-async function waitUntilReady(
-  server: GuardedProcess,
-  url: string,
-  port: number,
-  timeoutMs: number,
-): Promise<void> {
-  const { guard } = server;
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  guard.stdout.on('data', collect);
-  guard.stderr.on('data', collect);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (/could not bind .*Address already in use/.test(output)) throw new PortInUseError(port);
-    if (guard.exitCode !== null) throw new Error(`postgres exited with code ${guard.exitCode}: ${output}`);
-    if (await accepts(url)) {
-      // Keep draining its log so a full pipe never blocks the server.
-      guard.stdout.off('data', collect).resume();
-      guard.stderr.off('data', collect).resume();
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`postgres did not accept connections on port ${port} within ${timeoutMs} ms: ${output}`);
 }
 
 async function accepts(url: string): Promise<boolean> {

@@ -7,6 +7,7 @@ import { UserError } from '../../operator/cli/user-error.js';
 import { freePort, PortInUseError } from '../dynamodb-local/server.js';
 import { findOnPath } from '../process/find-on-path.js';
 import { CommandNotFoundError, type GuardedProcess, spawnGuarded } from '../process/guarded-spawn.js';
+import { waitUntilReady } from '../process/wait-until-ready.js';
 
 /** How to get it, for every message that needs it. */
 export const INSTALL_REDIS = 'apt-get install -y redis-server';
@@ -40,7 +41,14 @@ export async function startRedisServer(
       throw error;
     }
     try {
-      await waitForPong(server, port, options.startTimeoutMs ?? 10_000);
+      await waitUntilReady(server, {
+        name: 'redis-server',
+        port,
+        answers: () => pongs(port),
+        portInUse: /Address already in use/,
+        timeoutMs: options.startTimeoutMs ?? 10_000,
+        intervalMs: 25,
+      });
       return { url: `redis://127.0.0.1:${port}`, port, stop: () => server.stop() };
     } catch (error) {
       await server.stop();
@@ -48,28 +56,6 @@ export async function startRedisServer(
       if (!(error instanceof PortInUseError) || attempt >= PORT_ATTEMPTS) throw error;
     }
   }
-}
-
-async function waitForPong(server: GuardedProcess, port: number, timeoutMs: number): Promise<void> {
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  server.guard.stdout.on('data', collect);
-  server.guard.stderr.on('data', collect);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (/Address already in use/.test(output)) throw new PortInUseError(port);
-    if (server.guard.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
-    if (await pongs(port)) {
-      // Keep draining its log so a full pipe never blocks the server.
-      server.guard.stdout.off('data', collect).resume();
-      server.guard.stderr.off('data', collect).resume();
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`redis-server did not answer on port ${port} within ${timeoutMs} ms: ${output}`);
 }
 
 function pongs(port: number): Promise<boolean> {

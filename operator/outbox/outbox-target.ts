@@ -7,10 +7,15 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CONSUMER_NAME_PATTERN } from '../../lambdas/core/inbox-rows.js';
 import { UserError } from '../cli/user-error.js';
 import { withLocalFallback } from '../local-fallback.js';
-import { endpointFlag, postgresOf, stringFlag } from '../operator-target.js';
+import {
+  checkConsumerName,
+  dynamoDbEndpointFlag,
+  postgresOf,
+  refuseEndpointWithPostgres,
+  stringFlag,
+} from '../operator-target.js';
 import { POSTGRES_FLAGS, POSTGRES_HELP } from '../postgres-flags.js';
 import { readStackOutputs, STACK_OUTPUT_KEYS } from '../stack-outputs.js';
 import { DynamoDbOperatorOutbox } from './dynamodb-outbox.js';
@@ -68,16 +73,12 @@ async function outboxTarget(values: Values, env: NodeJS.ProcessEnv): Promise<Out
   const profile = stringFlag(values.profile);
   const stack = stackName === undefined ? undefined : await readStackOutputs(stackName, { region, profile });
   const consumer = stringFlag(values.consumer) ?? stack?.consumerName ?? stringFlag(env.CONSUMER_NAME);
-  if (consumer !== undefined && !CONSUMER_NAME_PATTERN.test(consumer)) {
-    throw new UserError(`--consumer ${consumer} is not a consumer name (1-64 of A-Z a-z 0-9 _ . -)`);
-  }
-  const endpoint = endpointFlag('endpoint', stringFlag(values.endpoint), 'http://127.0.0.1:8000');
+  if (consumer !== undefined) checkConsumerName(consumer);
+  const endpoint = dynamoDbEndpointFlag(values);
   // The consumer names the pool's connections (application_name) only.
   const postgres = await postgresOf(values, stack, consumer ?? 'outbox', 'outbox-table');
   if (postgres !== undefined) {
-    if (endpoint !== undefined) {
-      throw new UserError("--endpoint is DynamoDB's: a Postgres outbox is reached through --postgres URL");
-    }
+    refuseEndpointWithPostgres(endpoint, 'outbox');
     // Loaded only for a Postgres outbox, with the `pg` driver.
     const [{ PostgresOperatorOutbox }, { postgresAdvice }] = await Promise.all([
       import('./postgres-outbox.js'),
