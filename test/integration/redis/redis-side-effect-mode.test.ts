@@ -10,13 +10,13 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { processBatch } from '../../../lambdas/core/batch-processor.js';
 import { decodeEvent } from '../../../lambdas/core/decode-event.js';
-import { DEFAULT_DEDUP_KEY_POLICY } from '../../../lambdas/core/dedup-key.js';
 import type { Effect } from '../../../lambdas/core/effect.js';
 import { InboxStoreError } from '../../../lambdas/core/errors.js';
 import { RedisInboxStore } from '../../../lambdas/redis/redis-inbox-store.js';
 import { ManualClock } from '../../support/clocks.js';
 import { entry } from '../../support/inbox-store.js';
 import { kafkaEvent, orderRecord } from '../../support/kafka-events.js';
+import { processorOptions } from '../../support/processor-options.js';
 import { describeOnRedis } from '../../support/redis.js';
 
 describeOnRedis('the side-effect mode on Redis', (server) => {
@@ -34,16 +34,7 @@ describeOnRedis('the side-effect mode on Redis', (server) => {
   const runner = (store: RedisInboxStore, clock: ManualClock) => (effect: Effect) =>
     processBatch(
       decodeEvent(kafkaEvent([orderRecord(1, { eventId: 'e1' }), orderRecord(2, { eventId: 'e2' })])),
-      {
-        store,
-        effect,
-        dedupKeyPolicy: DEFAULT_DEDUP_KEY_POLICY,
-        clock,
-        remainingTimeMs: () => 30_000,
-        deadlineMarginMs: 1_000,
-        leaseMarginMs: 5_000,
-        partitionConcurrency: 4,
-      },
+      processorOptions(store, clock, { effect }),
     );
 
   it('runs each call once across redeliveries', async () => {
