@@ -76,7 +76,9 @@ describeOnPostgres('the Postgres relay’s loop, polling', (target) => {
       'k2 b',
     ]);
     expect(summary).toMatchObject({ published: 3, notified: 0, storeFailures: 0, publishFailures: 0 });
-    expect(summary.polled).toBeGreaterThan(3);
+    // It kept polling: the round that found the pending events and at least one after the second commit (how
+    // many more fit in the 900 ms depends on the machine's load, so only the floor is asserted).
+    expect(summary.polled).toBeGreaterThanOrEqual(2);
     expect(summary.oldestPendingAgeMs).toBeUndefined();
     expect(summary.idleKeysDeleted).toBe(2);
     expect(deps.logged).toEqual([]);
