@@ -21,14 +21,19 @@ import { EnvReader, type InboxConfig, readInboxConfig } from './config.js';
 import type { DecodedRecord } from './decode-event.js';
 import { dynamoDbClientConfig } from './dynamodb-client-config.js';
 import { DynamoDbInboxStore } from './dynamodb-inbox-store.js';
-import type { Effect, EffectPlan } from './effect.js';
-import { EffectRejectedError } from './errors.js';
+import type { Effect, EffectPlan, SideEffectPlan } from './effect.js';
+import { ConfigError, EffectRejectedError } from './errors.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from './kafka-batch-handler.js';
 import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
 import { powertoolsTelemetry } from './powertools-telemetry.js';
-import { type HandlerSettings, type StoreKind, settingsEnvironment } from './settings.js';
-import { type InboxStoreChoice, isDeleteExpiredRowsEvent, storeFactoryOf } from './store-choice.js';
+import { HANDLER_SETTINGS, type HandlerSettings, type StoreKind, settingsEnvironment } from './settings.js';
+import {
+  type InboxStoreChoice,
+  isDeleteExpiredRowsEvent,
+  type SideEffectStoreChoice,
+  storeFactoryOf,
+} from './store-choice.js';
 import { JSON_VALUES, type ValueFormat, valueFieldProblems } from './value-format.js';
 
 /** What the effect gets for one record. */
@@ -102,22 +107,46 @@ export interface InboxConsumerHooks {
   readonly observe?: BatchTelemetry;
 }
 
+/**
+ * A consumer on a store that keeps no database's writes (`redisInbox()`): its effect may only `call` or
+ * `skip`, so a `transact` or `sql` plan is a type error where it is written.
+ */
+export type SideEffectConsumerOptions<Schema extends StandardSchemaV1 | undefined = undefined> = Omit<
+  InboxConsumerOptions<Schema>,
+  'effect' | 'store'
+> & {
+  readonly store: SideEffectStoreChoice;
+  readonly effect: (
+    input: InboxEffectInput<Schema extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<Schema> : unknown>,
+  ) => SideEffectPlan | Promise<SideEffectPlan>;
+};
+
 export type InboxConsumerHandler = (event: unknown, context: Context) => Promise<KafkaBatchResponse>;
 
+/** The Lambda handler of a consumer on a side-effect store (Redis): its effect may only call or skip. */
+export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
+  options: SideEffectConsumerOptions<Schema>,
+): InboxConsumerHandler;
 /** The Lambda handler of a consumer: one call, everything else is settings. */
 export function createInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
   options: InboxConsumerOptions<Schema>,
+): InboxConsumerHandler;
+export function createInboxConsumer(
+  options:
+    | InboxConsumerOptions<StandardSchemaV1 | undefined>
+    | SideEffectConsumerOptions<StandardSchemaV1 | undefined>,
 ): InboxConsumerHandler {
   return createObservedInboxConsumer(options, {});
 }
 
 /** createInboxConsumer with the hooks of tests and harnesses; index.ts does not export it. */
 export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | undefined = undefined>(
-  options: InboxConsumerOptions<Schema>,
+  options: InboxConsumerOptions<Schema> | SideEffectConsumerOptions<Schema>,
   hooks: InboxConsumerHooks,
 ): InboxConsumerHandler {
   const valueFormat = options.valueFormat ?? JSON_VALUES;
   const config = inboxConfigOf(options.settings, valueFormat, options.store ? 'other' : 'dynamodb');
+  refuseTransactionalSettings(options.store, config);
   const clock = hooks.clock ?? systemClock;
   const logger = options.logger ?? new Logger({ serviceName: config.consumerName });
   const metrics =
@@ -215,7 +244,7 @@ async function deleteExpiredRows(
  * refusal is quarantined as `invalid-event`), then the consumer's effect with the typed event.
  */
 export function toEngineEffect<Schema extends StandardSchemaV1 | undefined>(
-  options: Pick<InboxConsumerOptions<Schema>, 'schema' | 'effect'>,
+  options: Pick<InboxConsumerOptions<Schema> | SideEffectConsumerOptions<Schema>, 'schema' | 'effect'>,
 ): Effect {
   return async ({ record, dedupKey }) => {
     const event = await validated(record, options.schema);
@@ -247,6 +276,20 @@ function inboxConfigOf(
   );
   reader.done();
   return config;
+}
+
+/**
+ * A side-effect store cannot commit events with an effect: an outbox configured for it is the setup's
+ * mistake, refused at cold start in one line rather than at every record.
+ */
+function refuseTransactionalSettings(
+  store: InboxStoreChoice | SideEffectStoreChoice | undefined,
+  config: InboxConfig,
+): void {
+  if (store?.effects !== 'side-effects' || !config.outboxTableName) return;
+  throw new ConfigError([
+    `${HANDLER_SETTINGS.outboxTableName.env} is set, but emitted events commit with a transact or sql plan: ${store.whyNoTransactions}`,
+  ]);
 }
 
 /** The most issues a quarantine message lists, and the longest message. */

@@ -95,6 +95,12 @@ export type EffectPlan =
    */
   | { readonly kind: 'skip'; readonly reason: string };
 
+/**
+ * The plans of a store that keeps no database's writes (`redisInbox()` from `msk-inbox/redis`): it can
+ * fence a call and skip a record, never commit with a write.
+ */
+export type SideEffectPlan = Extract<EffectPlan, { readonly kind: 'call' | 'skip' }>;
+
 export interface EffectInput {
   readonly record: DecodedRecord;
   readonly dedupKey: string;

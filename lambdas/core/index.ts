@@ -11,6 +11,7 @@ export {
   type InboxConsumerHandler,
   type InboxConsumerOptions,
   type InboxEffectInput,
+  type SideEffectConsumerOptions,
 } from './create-inbox-consumer.js';
 export type { DecodeBudget } from './decode-budget.js';
 export type { DecodedRecord, JsonParseResult, KafkaHeader, RawRecordView } from './decode-event.js';
@@ -20,6 +21,7 @@ export type {
   EffectWriteTarget,
   ItemKey,
   Lease,
+  SideEffectPlan,
   SqlEffect,
   SqlResult,
   SqlTransaction,
@@ -42,6 +44,10 @@ export {
   type SettingValue,
   type TunableSettings,
 } from './settings.js';
-export { DELETE_EXPIRED_ROWS_EVENT, type InboxStoreChoice } from './store-choice.js';
+export {
+  DELETE_EXPIRED_ROWS_EVENT,
+  type InboxStoreChoice,
+  type SideEffectStoreChoice,
+} from './store-choice.js';
 export { JSON_VALUES, type ParsedValue, type SchemaMetadata, type ValueFormat } from './value-format.js';
 export type { Framing } from './wire-format.js';

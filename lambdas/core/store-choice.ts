@@ -7,11 +7,28 @@
 import type { Clock } from './clock.js';
 import type { InboxStore } from './inbox-store.js';
 
-/** A store other than DynamoDB, as `postgresInbox()` returns it. */
+/** A store other than DynamoDB that commits with the effect's writes, as `postgresInbox()` returns it. */
 export interface InboxStoreChoice {
   /** The store, for logs and errors: `postgres`. */
   readonly storeName: string;
+  /** Every plan: a transactional store. */
+  readonly effects?: 'all';
 }
+
+/**
+ * A store that keeps no database's writes, as `redisInbox()` returns it: its consumer's effect may only
+ * `call` or `skip`, which createInboxConsumer's types require and its cold start checks.
+ */
+export interface SideEffectStoreChoice {
+  /** The store, for logs and errors: `redis`. */
+  readonly storeName: string;
+  /** Only `call` and `skip` plans. */
+  readonly effects: 'side-effects';
+  /** Why it cannot commit with a write: one line, as the consumer says it. */
+  readonly whyNoTransactions: string;
+}
+
+export type AnyStoreChoice = InboxStoreChoice | SideEffectStoreChoice;
 
 /** What a store is built from, once per execution environment. */
 export interface StoreContext {
@@ -32,12 +49,24 @@ export interface StoreFactory {
 const FACTORY = Symbol.for('msk-inbox.storeFactory');
 
 export function storeChoice(storeName: string, factory: StoreFactory): InboxStoreChoice {
-  const choice = { storeName };
+  return withFactory({ storeName }, factory);
+}
+
+/** A side-effect store's choice; `whyNoTransactions` is what a transactional plan or setting is told. */
+export function sideEffectStoreChoice(
+  storeName: string,
+  whyNoTransactions: string,
+  factory: StoreFactory,
+): SideEffectStoreChoice {
+  return withFactory({ storeName, effects: 'side-effects', whyNoTransactions }, factory);
+}
+
+function withFactory<Choice extends AnyStoreChoice>(choice: Choice, factory: StoreFactory): Choice {
   Object.defineProperty(choice, FACTORY, { value: factory });
   return choice;
 }
 
-export function storeFactoryOf(choice: InboxStoreChoice): StoreFactory {
+export function storeFactoryOf(choice: AnyStoreChoice): StoreFactory {
   const factory = (choice as unknown as Record<symbol, StoreFactory | undefined>)[FACTORY];
   if (factory === undefined) {
     throw new TypeError(

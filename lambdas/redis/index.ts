@@ -1,13 +1,14 @@
 /**
- * MSK Inbox on Redis or Valkey (docs/redis.md), for the side-effect mode: `createInboxConsumer({ store:
- * redisInbox(), effect: () => ({ kind: 'call', run }) })`. Under construction (issue 26): not yet an entry
- * of the package.
+ * `msk-inbox/redis`: MSK Inbox on Redis or Valkey (docs/redis.md), for the side-effect mode:
+ * `createInboxConsumer({ store: redisInbox(), effect: () => ({ kind: 'call', run }) })`. An entry of its
+ * own, so a consumer on DynamoDB or Postgres bundles no Redis client.
  */
 import { Cluster, Redis } from 'ioredis';
-import { type InboxStoreChoice, storeChoice } from '../core/store-choice.js';
-import { RedisInboxStore, type RedisScripting } from './redis-inbox-store.js';
+import { type SideEffectStoreChoice, sideEffectStoreChoice } from '../core/store-choice.js';
+import { REDIS_CANNOT_COMMIT, RedisInboxStore, type RedisScripting } from './redis-inbox-store.js';
 import { type RedisSettings, readRedisSettings } from './redis-settings.js';
 
+/** How `redisInbox()` reaches the server: the REDIS_* settings by default. */
 export interface RedisInboxOptions {
   /** Settings in code, over the environment's REDIS_* variables. */
   readonly settings?: Partial<RedisSettings>;
@@ -21,9 +22,12 @@ export interface RedisInboxOptions {
  */
 const COMMAND_TIMEOUT_MS = 5_000;
 
-/** The Redis store for `createInboxConsumer({ store })`: read at cold start, connected at the first record. */
-export function redisInbox(options: RedisInboxOptions = {}): InboxStoreChoice {
-  return storeChoice('redis', {
+/**
+ * The Redis store for `createInboxConsumer({ store })`: read at cold start, connected at the first record.
+ * Its consumer's effect may only `call` or `skip` (SideEffectStoreChoice).
+ */
+export function redisInbox(options: RedisInboxOptions = {}): SideEffectStoreChoice {
+  return sideEffectStoreChoice('redis', REDIS_CANNOT_COMMIT, {
     create(context) {
       const client = options.client ?? clientOf(readRedisSettings(options.settings ?? {}, process.env));
       return new RedisInboxStore({
@@ -50,5 +54,7 @@ function clientOf(settings: RedisSettings): RedisScripting {
   return new Redis({ host: settings.host, port: settings.port, ...common, ...tls });
 }
 
-export { REDIS_QUARANTINE_CAP, RedisInboxStore } from './redis-inbox-store.js';
-export { REDIS_SETTINGS, type RedisSettings } from './redis-settings.js';
+export type { SettingValue } from '../core/settings.js';
+export type { SideEffectStoreChoice } from '../core/store-choice.js';
+export { REDIS_QUARANTINE_CAP, type RedisScripting } from './redis-inbox-store.js';
+export { REDIS_SETTINGS, type RedisSettingName, type RedisSettings } from './redis-settings.js';

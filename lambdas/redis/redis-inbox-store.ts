@@ -24,7 +24,9 @@ import { CLAIM_SCRIPT, COMPLETE_SCRIPT, QUARANTINE_SCRIPT, RELEASE_SCRIPT } from
 
 /** What the store needs of a client: ioredis's `eval` and `exists` (a single node or a cluster). */
 export interface RedisScripting {
+  /** EVAL: a script run atomically on its keys. */
   eval(script: string, numberOfKeys: number, ...args: (string | number)[]): Promise<unknown>;
+  /** EXISTS: how many of the keys are there. */
   exists(...keys: string[]): Promise<number>;
 }
 
@@ -45,11 +47,13 @@ export interface RedisInboxStoreOptions {
 export const REDIS_QUARANTINE_CAP = 10_000;
 
 /** Why a plan that writes to a database cannot run on Redis: one line, as the consumer reports it. */
+export const REDIS_CANNOT_COMMIT =
+  'Redis cannot commit with a database write: with the Redis store, return { kind: "call", run } (docs/redis.md)';
+
 const TRANSACTIONAL_NEEDS_DATABASE: CommitResult = {
   kind: 'effect-failed',
   reason: 'systemic-store-error',
-  message:
-    'Redis cannot commit with a database write: with the Redis store, return { kind: "call", run } (docs/redis.md)',
+  message: REDIS_CANNOT_COMMIT,
 };
 
 /** The row as the scripts store it (redis-scripts.ts). */

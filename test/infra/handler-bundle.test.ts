@@ -15,7 +15,7 @@ import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
 import { bundledPackages, OPERATOR_CLIENTS } from '../support/bundle-inputs.js';
 
 describe("the sample consumer's Lambda bundle", () => {
-  it("carries the inbox's DynamoDB client and nothing of the operator tool or the constructs", async () => {
+  it("carries the inbox's DynamoDB client and nothing of the operator tool, the constructs or other stores", async () => {
     const { metafile } = await build({
       ...handlerBuildOptions(
         ORDER_CONSUMER_ENTRY,
@@ -34,6 +34,9 @@ describe("the sample consumer's Lambda bundle", () => {
     expect(inputs).toContain('lambdas/core/create-inbox-consumer.ts');
     for (const client of OPERATOR_CLIENTS) expect(packages).not.toContain(client);
     expect(packages).not.toContain('aws-cdk-lib');
+    // The other stores' clients come with their entries (msk-inbox/postgres, msk-inbox/redis) only.
+    expect(packages).not.toContain('pg');
+    expect(packages).not.toContain('ioredis');
     expect(inputs.filter((input) => /^(operator|lib|bin)\//.test(input))).toEqual([]);
   });
 });
