@@ -46,6 +46,12 @@ export interface RedisInboxStoreOptions {
 /** Quarantine entries kept per consumer by default: enough to read and replay, bounded in memory. */
 export const REDIS_QUARANTINE_CAP = 10_000;
 
+/**
+ * Claims a container remembers until their completion or release: far more than the records one
+ * invocation holds at once; past it the oldest are forgotten (an outage that left releases unsent).
+ */
+const HELD_CLAIMS_KEPT = 10_000;
+
 /** Why a plan that writes to a database cannot run on Redis: one line, as the consumer reports it. */
 export const REDIS_CANNOT_COMMIT =
   'Redis cannot commit with a database write: with the Redis store, return { kind: "call", run } (docs/redis.md)';
@@ -73,6 +79,8 @@ export class RedisInboxStore implements InboxStore {
   readonly #ttlSeconds: number;
   readonly #clock: Clock;
   readonly #quarantineCap: number;
+  /** This container's claims by token: the row a completion writes back if the server lost it. */
+  readonly #held = new Map<string, StoredRow>();
 
   constructor(options: RedisInboxStoreOptions) {
     this.#client = options.client;
@@ -115,16 +123,44 @@ export class RedisInboxStore implements InboxStore {
       (this.#ttlSeconds + 1) * 1_000,
       nowMs,
     );
-    if (found === null) return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
-    return classifyExistingRow(dedupRowOf(String(found)), entry.payloadHash);
+    if (found !== null) return classifyExistingRow(dedupRowOf(String(found)), entry.payloadHash);
+    this.#hold(token, row);
+    return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
   }
 
+  /**
+   * COMPLETED while the token holds the row. A row the server lost (a failover) is written back with what
+   * is left of its window, and answered 'lease-lost': the event ran, and LeaseLost counts what the store
+   * lost (docs/redis.md#failover).
+   */
   async complete(lease: Lease): Promise<'completed' | 'lease-lost'> {
-    const answer = await this.#run('complete', COMPLETE_SCRIPT, [this.rowKey(lease.dedupKey)], lease.token);
+    const claimed = this.#held.get(lease.token);
+    this.#held.delete(lease.token);
+    const completed =
+      claimed === undefined
+        ? ''
+        : JSON.stringify({
+            ...claimed,
+            s: INBOX_STATUS.completed,
+            lo: undefined,
+            lu: undefined,
+            cb: lease.token,
+          });
+    // Until a second after the window's last second, as the claim's own time to live.
+    const ttlLeftMs = claimed === undefined ? 0 : (Number(claimed.exp) + 1) * 1_000 - this.#clock.nowMs();
+    const answer = await this.#run(
+      'complete',
+      COMPLETE_SCRIPT,
+      [this.rowKey(lease.dedupKey)],
+      lease.token,
+      completed,
+      ttlLeftMs,
+    );
     return answer === 'completed' ? 'completed' : 'lease-lost';
   }
 
   async release(lease: Lease): Promise<'released' | 'lease-lost'> {
+    this.#held.delete(lease.token);
     const answer = await this.#run('release', RELEASE_SCRIPT, [this.rowKey(lease.dedupKey)], lease.token);
     return answer === 'released' ? 'released' : 'lease-lost';
   }
@@ -163,6 +199,11 @@ export class RedisInboxStore implements InboxStore {
     } catch (error) {
       throw redisStoreError(operation, error);
     }
+  }
+
+  #hold(token: string, row: StoredRow): void {
+    this.#held.set(token, row);
+    if (this.#held.size > HELD_CLAIMS_KEPT) this.#held.delete(this.#held.keys().next().value as string);
   }
 
   /** The consumer's quarantine shares one hash tag: its entries and their index sit on one slot. */

@@ -27,12 +27,20 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return false`;
 
 /**
- * KEYS[1] the row; ARGV[1] the attempt token. COMPLETED while this attempt still holds the row (or
- * completed it already: a retried completion), keeping its time to live; else 'lease-lost'.
+ * KEYS[1] the row; ARGV[1] the attempt token; ARGV[2] the COMPLETED row this attempt would leave, ARGV[3]
+ * what is left of its time to live (ms). COMPLETED while this attempt still holds the row (or completed it
+ * already: a retried completion), keeping its time to live. A row that is gone although its window is not
+ * over was lost by the server (a failover promoted a replica the claim had not reached: docs/redis.md#
+ * failover): nobody else holds the event, so the completed row is written back ('restored'), and a
+ * redelivery is still a duplicate. Else 'lease-lost'.
  */
 export const COMPLETE_SCRIPT = `
 local found = redis.call('GET', KEYS[1])
-if not found then return 'lease-lost' end
+if not found then
+  if tonumber(ARGV[3]) <= 0 then return 'lease-lost' end
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 'restored'
+end
 local row = cjson.decode(found)
 if row.lo ~= ARGV[1] and row.cb ~= ARGV[1] then return 'lease-lost' end
 row.s = 'COMPLETED'
