@@ -8,6 +8,7 @@ import { isReported, type RecordOutcome } from '../../lambdas/core/outcome.js';
 import { interpretResponse } from '../esm/batch-response.js';
 import type { MskEvent } from '../esm/msk-event.js';
 import type { Attempt } from './attempt.js';
+import type { JournalEntry } from './journal.js';
 import type { RunState } from './run-state.js';
 
 export class InvocationChecks {
@@ -67,18 +68,20 @@ export class InvocationChecks {
       }
     }
     if (attempt.plan.outage) {
-      // An unreachable store: nothing is acked that needed a write. A duplicate of a key already completed
-      // (the container's cache of completed keys knows it) and a skipped record need none.
+      // An unreachable store: nothing is acked that needed a write. A record the response names is not
+      // acked, whatever its own status (a duplicate after a failed record of its partition is redelivered
+      // with it). A duplicate of a key already completed (the container's cache of completed keys knows it)
+      // and a skipped record need no write.
       const acked = outcomes.filter(
         (o) =>
-          !isReported(o.status) &&
+          !named.has(o.coordinates) &&
           o.status !== 'skipped' &&
           !(o.status === 'duplicate' && o.dedupKey !== undefined && this.#completedBefore(o.dedupKey)),
       );
       if (acked.length > 0) {
         this.#state.recorder.violate(
           'outage-acks-nothing',
-          `${attempt.id}: ${acked.map((o) => `${o.coordinates} ${o.status}`).join(', ')} acked while the store was unreachable`,
+          `${attempt.id}: ${acked.map((o) => `${o.coordinates} ${o.status}${this.#historyOf(o.dedupKey)}`).join(', ')} acked while the store was unreachable`,
         );
       }
     }
@@ -86,16 +89,29 @@ export class InvocationChecks {
     return byCoordinates;
   }
 
-  /** Whether some attempt durably completed the key (a commit or a completion DynamoDB applied). */
+  /**
+   * Whether some attempt may have durably completed the key: a commit or a completion the store applied,
+   * or one whose connection died in flight, which the store may have applied and a container then read.
+   */
   #completedBefore(dedupKey: string): boolean {
     const pk = dedupRowKey(this.#state.workload.consumer, dedupKey);
     return (
-      this.#state.journal.applied(
+      this.#state.journal.maybeApplied(
         (e) =>
           (e.request.operation === 'commit' || e.request.operation === 'complete') &&
           e.request.pks.includes(pk),
       ).length > 0
     );
+  }
+
+  /** The journal's requests on a key's row, for a violation's message. */
+  #historyOf(dedupKey: string | undefined): string {
+    if (dedupKey === undefined) return '';
+    const pk = dedupRowKey(this.#state.workload.consumer, dedupKey);
+    const entries = this.#state.journal.entries.filter((e) => e.request.pks.includes(pk));
+    const verdict = (e: JournalEntry) =>
+      e.applied ? 'applied' : e.uncertain ? 'in flight at death' : 'failed';
+    return ` (${entries.map((e) => `#${e.seq} ${e.attempt.id} ${e.request.operation} ${verdict(e)}`).join('; ') || 'no request'})`;
   }
 
   /** `in-flight` means another attempt holds the lease; `leaseLost` means another attempt took it over. */

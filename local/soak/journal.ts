@@ -40,6 +40,11 @@ export interface JournalEntry {
   readonly request: StoreRequest;
   /** Whether the store applied it (a failed condition or an injected fault before sending: not applied). */
   readonly applied: boolean;
+  /**
+   * Its connection died with it in flight (the environment crashed meanwhile): the store may have applied
+   * it although no answer said so, and `applied` is false.
+   */
+  readonly uncertain: boolean;
 }
 
 /** Orders writes and external effects of one schedule. */
@@ -60,10 +65,20 @@ export class Journal {
   sending(): number {
     return this.#sequence.next();
   }
-  record(attempt: Attempt, request: StoreRequest, applied: boolean, sentSeq: number): void {
-    this.entries.push({ seq: this.#sequence.next(), sentSeq, attempt, request, applied });
+  record(
+    attempt: Attempt,
+    request: StoreRequest,
+    applied: boolean,
+    sentSeq: number,
+    uncertain = false,
+  ): void {
+    this.entries.push({ seq: this.#sequence.next(), sentSeq, attempt, request, applied, uncertain });
   }
   applied(filter: (entry: JournalEntry) => boolean): JournalEntry[] {
     return this.entries.filter((entry) => entry.applied && filter(entry));
+  }
+  /** Those applied, and those whose connection died in flight: what a reader of the store may have seen. */
+  maybeApplied(filter: (entry: JournalEntry) => boolean): JournalEntry[] {
+    return this.entries.filter((entry) => (entry.applied || entry.uncertain) && filter(entry));
   }
 }

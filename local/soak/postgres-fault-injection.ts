@@ -145,7 +145,9 @@ class InterceptedConnection {
       result = await this.#send(fault, sent, values);
     } catch (error) {
       this.#observe(error, fault);
-      this.#journalFailure(statement, sentSeq);
+      // No fault was injected, yet the connection is gone: the environment died with the statement in
+      // flight, and the server may have run it (an autocommit write, a COMMIT) before it saw the socket close.
+      this.#journalFailure(statement, sentSeq, fault === undefined && this.#dropped);
       throw error;
     }
     const applied = this.#journalSuccess(statement, result, sentSeq);
@@ -250,16 +252,18 @@ class InterceptedConnection {
     }
   }
 
-  #journalFailure(statement: Statement, sentSeq: number): void {
+  #journalFailure(statement: Statement, sentSeq: number, inFlightAtDeath: boolean): void {
     const transaction = this.#transaction;
     if ((statement.kind === 'commit' || statement.kind === 'rollback') && transaction) {
-      // Refused, or no answer: the server rolled it back, or it will when it sees the connection gone.
+      // Refused, or no answer: the server rolled it back, or it will when it sees the connection gone,
+      // unless a COMMIT reached it before the connection died.
       this.#transaction = undefined;
-      this.#record(commitRequest(transaction), false, transaction.sentSeq);
+      const uncertain = statement.kind === 'commit' && inFlightAtDeath;
+      this.#record(commitRequest(transaction), false, transaction.sentSeq, uncertain);
       return;
     }
     const request = this.#autocommitRequest(statement);
-    if (request) this.#record(request, false, sentSeq);
+    if (request) this.#record(request, false, sentSeq, inFlightAtDeath);
   }
 
   /** Journals what the statement did; whether it was an applied write. */
@@ -316,8 +320,8 @@ class InterceptedConnection {
     }
   }
 
-  #record(request: StoreRequest, applied: boolean, sentSeq: number): void {
-    this.#options.journal.record(this.#attempt, request, applied, sentSeq);
+  #record(request: StoreRequest, applied: boolean, sentSeq: number, uncertain = false): void {
+    this.#options.journal.record(this.#attempt, request, applied, sentSeq, uncertain);
   }
 
   /** The crash points after an answer, as fault-injection.ts has them for DynamoDB. */
