@@ -123,7 +123,7 @@ export class RedisInboxStore implements InboxStore {
       (this.#ttlSeconds + 1) * 1_000,
       nowMs,
     );
-    if (found !== null) return classifyExistingRow(dedupRowOf(String(found)), entry.payloadHash);
+    if (found !== null) return classifyExistingRow(readRedisDedupRow(String(found)), entry.payloadHash);
     this.#hold(token, row);
     return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
   }
@@ -216,7 +216,8 @@ export class RedisInboxStore implements InboxStore {
   }
 }
 
-function dedupRowOf(json: string): DedupRow {
+/** A dedup row as the store keeps it (the JSON a GET of its key answers), as the engine reads rows. */
+export function readRedisDedupRow(json: string): DedupRow {
   const row = JSON.parse(json) as StoredRow;
   return {
     status: row.s,

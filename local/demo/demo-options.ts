@@ -34,13 +34,16 @@ export interface DemoOptions {
   readonly keep: boolean;
   /** How values are produced and read: JSON (the sample's bundle), or Avro (the harness consumer's). */
   readonly format: OrderValueFormat;
-  /** Where the inbox and the orders are: DynamoDB Local, or Postgres (PGlite, embedded: demo-postgres.ts). */
+  /**
+   * Where the inbox is: DynamoDB Local or Postgres (PGlite, embedded: demo-postgres.ts) with the orders, or
+   * Redis for the sample's side-effect consumer, whose calls go to a local receiver (demo-redis.ts).
+   */
   readonly store: DemoStore;
   /** The chain orders → order consumer (inbox + outbox) → relay → payments → payment consumer (local/demo/pipeline/). */
   readonly pipeline: boolean;
 }
 
-export const DEMO_STORES = ['dynamodb', 'postgres'] as const;
+export const DEMO_STORES = ['dynamodb', 'postgres', 'redis'] as const;
 export type DemoStore = (typeof DEMO_STORES)[number];
 
 export const DEFAULT_DEMO_OPTIONS: DemoOptions = {
@@ -102,7 +105,7 @@ const FLAGS: readonly Flag[] = [
     name: 'store',
     key: 'store',
     kind: 'store',
-    help: "where the inbox and the orders are: DynamoDB Local, or Postgres (PGlite, embedded; the sample's SQL effect in the inbox's transaction)",
+    help: "where the inbox is: DynamoDB Local, Postgres (PGlite, embedded; the sample's SQL effect in the inbox's transaction), or Redis (redis-server; the sample's side-effect consumer, one HTTP call per order to a local receiver)",
   },
   { name: 'events', key: 'events', kind: 'integer', min: 1, max: 1_000_000, help: 'order events to produce' },
   {
@@ -271,7 +274,7 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
     }
     if (flag.kind === 'store') {
       if (DEMO_STORES.includes(raw as DemoStore)) options[flag.key] = raw;
-      else problems.push(`--${flag.name} ${String(raw)}: expected ${DEMO_STORES.join(' or ')}`);
+      else problems.push(`--${flag.name} ${String(raw)}: expected one of ${DEMO_STORES.join(', ')}`);
       continue;
     }
     if (flag.kind === 'source') {
@@ -300,11 +303,12 @@ export function parseDemoArgs(argv: readonly string[]): ParsedDemoArgs {
       '--keep keeps the DynamoDB Local the demo starts: with --dynamodb-endpoint, yours stays anyway',
     );
   }
-  if (options.store === 'postgres' && options.format !== undefined && options.format !== 'json') {
-    problems.push('--store postgres runs the sample consumer, whose values are JSON: drop --format');
+  // Only DynamoDB has a consumer for Avro values (the harness's) and a --keep for msk-inbox to reach.
+  if (options.store !== 'dynamodb' && options.format !== 'json') {
+    problems.push(`--store ${options.store} runs a sample consumer, whose values are JSON: drop --format`);
   }
-  if (options.store === 'postgres' && options.keep === true) {
-    problems.push('--keep keeps DynamoDB Local for msk-inbox: with --store postgres, drop --keep');
+  if (options.store !== 'dynamodb' && options.keep === true) {
+    problems.push(`--keep keeps DynamoDB Local for msk-inbox: with --store ${options.store}, drop --keep`);
   }
   if (options.pipeline === true) {
     const alone = ['store', 'keep', 'format', 'brokers', 'dynamodb-endpoint', 'partitions'].filter(
@@ -333,7 +337,8 @@ export function demoHelp(): string {
     "Produces order events to a Kafka-protocol broker (librdkafka's mock cluster, hosted by kcat; without kcat,",
     "an in-memory partitioned log), runs them through an emulator of Lambda's Kafka event source mapping into",
     "the order consumer's deployed bundle, against DynamoDB Local, with crashes and duplicates injected; then",
-    'verifies every balance, order total, quarantine row and commit.',
+    'verifies every balance, order total, quarantine row and commit. With --store redis, the consumer is the',
+    "sample's side-effect one and the check is one call per event at a local receiver.",
     '',
     ...lines,
     `  ${'--verbose'.padEnd(width)}  stack traces with errors (also: DEBUG=1)`,

@@ -14,6 +14,7 @@ import type { ProducedRecord } from '../esm/record-source.js';
 import { type BuiltBundles, buildBundles } from '../lambda-runtime/build-bundles.js';
 import { type DemoLog, type DemoLogOptions, openDemoLog } from './demo-log.js';
 import { POSTGRES_BUNDLE } from './demo-postgres.js';
+import { REDIS_BUNDLE } from './demo-redis.js';
 import { buildOrdersFunctionBundles } from './orders-function-bundle.js';
 
 export interface DemoSetupOptions {
@@ -24,9 +25,10 @@ export interface DemoSetupOptions {
   readonly bundleDirectory: string;
   /**
    * `sample`: the bundle `cdk deploy` ships (JSON); `sample-postgres`: the same consumer on Postgres;
-   * `orders`: the harness's consumer (orders-function-bundle.ts).
+   * `sample-redis`: the sample's side-effect consumer on Redis; `orders`: the harness's consumer
+   * (orders-function-bundle.ts).
    */
-  readonly bundle: 'sample' | 'sample-postgres' | 'orders';
+  readonly bundle: 'sample' | 'sample-postgres' | 'sample-redis' | 'orders';
   readonly log: DemoLogOptions;
   readonly records: readonly ProducedRecord[];
 }
@@ -77,7 +79,9 @@ export async function startDemoSetup(options: DemoSetupOptions): Promise<DemoSet
       ? buildOrdersFunctionBundles(options.bundleDirectory)
       : options.bundle === 'sample-postgres'
         ? buildBundles(options.bundleDirectory, POSTGRES_BUNDLE)
-        : buildBundles(options.bundleDirectory),
+        : options.bundle === 'sample-redis'
+          ? buildBundles(options.bundleDirectory, REDIS_BUNDLE)
+          : buildBundles(options.bundleDirectory),
   );
   const logStart = openDemoLog(options.log, options.records);
   try {

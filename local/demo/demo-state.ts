@@ -1,7 +1,8 @@
 /**
- * What the order consumer left in its store once the demo's processing is over, read the same way whatever
- * the store: the app's balances and totals, the COMPLETED inbox rows, and the quarantine rows by coordinates
- * (`topic-partition@offset`). verify.ts judges it against the workload.
+ * What a consumer left once the demo's processing is over, read the same way whatever the store: its
+ * effects (the order consumer's balances and totals, or the notification consumer's calls), the COMPLETED
+ * inbox rows, and the quarantine rows by coordinates (`topic-partition@offset`). verify.ts judges it
+ * against the workload. The Redis reader is demo-redis.ts.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
@@ -10,6 +11,15 @@ import { INBOX_STATUS, parseRowKey, QUARANTINE_INDEX } from '../../lambdas/core/
 import { keyOfStored } from '../../lambdas/postgres/sql-text.js';
 
 export interface DemoState {
+  readonly effects: OrderEffects | CallEffects;
+  readonly completedRows: number;
+  /** Quarantined records: coordinates → reason, undefined where the store's reader cannot tell it. */
+  readonly quarantined: ReadonlyMap<string, string | undefined>;
+}
+
+/** The sample order consumer's transactional effects: the app's rows. */
+export interface OrderEffects {
+  readonly kind: 'orders';
   /** `account#<id>` → balance. */
   readonly balances: ReadonlyMap<string, number>;
   /** `order#<id>` → total. */
@@ -18,9 +28,13 @@ export interface DemoState {
   readonly badStatus: readonly string[];
   /** App items that are neither an account nor an order. */
   readonly strays: readonly string[];
-  readonly completedRows: number;
-  /** Quarantined records: coordinates → reason. */
-  readonly quarantined: ReadonlyMap<string, string>;
+}
+
+/** The sample notification consumer's side effects: the calls its receiver got. */
+export interface CallEffects {
+  readonly kind: 'calls';
+  /** Idempotency-Key → calls received with it. */
+  readonly callsByKey: ReadonlyMap<string, number>;
 }
 
 export async function readDynamoDbState(input: {
@@ -81,7 +95,11 @@ export async function readDynamoDbState(input: {
       quarantined.set(key?.id ?? String(item.pk), String(item.reason));
     }
   }
-  return { balances, orderTotals, badStatus, strays, completedRows, quarantined };
+  return {
+    effects: { kind: 'orders', balances, orderTotals, badStatus, strays },
+    completedRows,
+    quarantined,
+  };
 }
 
 /** The sample's SQL tables (sample/order-consumer/order-placed-sql.ts) and the inbox's (lambdas/postgres). */
@@ -107,10 +125,13 @@ export async function readPostgresState(input: {
       [input.consumerName, INBOX_STATUS.quarantined],
     );
     return {
-      balances: new Map(accounts.rows.map((row) => [`account#${row.account_id}`, Number(row.balance)])),
-      orderTotals: new Map(orders.rows.map((row) => [`order#${row.order_id}`, Number(row.total)])),
-      badStatus: orders.rows.filter((row) => row.status !== 'PLACED').map((row) => `order#${row.order_id}`),
-      strays: [],
+      effects: {
+        kind: 'orders',
+        balances: new Map(accounts.rows.map((row) => [`account#${row.account_id}`, Number(row.balance)])),
+        orderTotals: new Map(orders.rows.map((row) => [`order#${row.order_id}`, Number(row.total)])),
+        badStatus: orders.rows.filter((row) => row.status !== 'PLACED').map((row) => `order#${row.order_id}`),
+        strays: [],
+      },
       completedRows: Number(completed.rows[0]?.count ?? 0),
       quarantined: new Map(
         quarantine.rows.map((row) => [

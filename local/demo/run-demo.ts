@@ -1,7 +1,8 @@
 /**
  * One demo run, end to end: DynamoDB Local, the function bundle and a workload on a partitioned log (the
- * Kafka broker or the in-memory log), started at once (demo-setup.ts); the ESM emulator with faults; then
- * the verification. Used by `npm start` and the e2e test.
+ * Kafka broker or the in-memory log), started at once (demo-setup.ts), beside the store when it is another
+ * (Postgres: demo-postgres.ts; Redis and the notification receiver: demo-redis.ts); the ESM emulator with
+ * faults; then the verification. Used by `npm start` and the e2e test.
  */
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -24,10 +25,16 @@ import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
 import { chooseDemoSource, type DemoLog } from './demo-log.js';
 import type { DemoOptions } from './demo-options.js';
 import { postgresFunctionEnvironment, readDemoPostgresState, startDemoPostgres } from './demo-postgres.js';
+import {
+  NOTIFICATION_CONSUMER_NAME,
+  readDemoRedisState,
+  redisFunctionEnvironment,
+  startDemoRedis,
+} from './demo-redis.js';
 import { describeSetup, startDemoSetup } from './demo-setup.js';
 import { readDynamoDbState } from './demo-state.js';
 import { FunctionOutput } from './function-output.js';
-import { type Verification, verify } from './verify.js';
+import { recordCoordinates, type Verification, verify } from './verify.js';
 import { generateWorkload } from './workload.js';
 
 export const DEMO_TOPIC = 'orders';
@@ -95,10 +102,15 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       `no broker accepts connections at --brokers ${options.kafkaBrokers.join(',')}: check the addresses, or drop the flag to use the local broker`,
     );
   }
+  // The Redis store's consumer is the sample's side-effect one: the function and its logs are named so.
+  const consumerName = options.store === 'redis' ? NOTIFICATION_CONSUMER_NAME : DEMO_CONSUMER_NAME;
   const workDirectory = io.workDirectory ?? LOCAL_RUN_DIRECTORY;
   const destinationPath = join(workDirectory, 'on-failure');
-  const functionLogPath = join(workDirectory, 'logs', `${DEMO_CONSUMER_NAME}.log`);
+  const functionLogPath = join(workDirectory, 'logs', `${consumerName}.log`);
   await rm(destinationPath, { recursive: true, force: true });
+  // redis-server starts in milliseconds: before the rest, so that where it is missing its one line (how to
+  // get it) is all a run says. Stopped when setup fails, or in the end.
+  const redis = options.store === 'redis' ? await startDemoRedis() : undefined;
 
   const run = randomUUID().slice(0, 8);
   const inboxTableName = `demo-inbox-${run}`;
@@ -127,8 +139,8 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
   const setupStarted = Date.now();
   // Synthesized (when its sources changed) while setup runs, on a thread of its own.
   const dashboardSynthesis = sampleDashboard(
-    DEMO_CONSUMER_NAME,
-    join(workDirectory, 'dashboard', 'sample-dashboard.json'),
+    consumerName,
+    join(workDirectory, 'dashboard', `${consumerName}.json`),
   );
   dashboardSynthesis.catch(() => undefined);
   // PGlite starts beside the rest (about 2 s from its template).
@@ -141,15 +153,22 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     bundleDirectory: join(workDirectory, 'bundles'),
     // Avro values go to the harness's consumer: the sample's bundle stays JSON-only (docs/design.md#value-formats).
     bundle:
-      options.store === 'postgres' ? 'sample-postgres' : options.format === 'json' ? 'sample' : 'orders',
+      options.store !== 'dynamodb'
+        ? (`sample-${options.store}` as const)
+        : options.format === 'json'
+          ? 'sample'
+          : 'orders',
     log: {
       kind: sourceChoice.kind,
       topic,
       partitions: options.partitions,
-      consumerGroup: DEMO_CONSUMER_NAME,
+      consumerGroup: consumerName,
       ...(options.kafkaBrokers === undefined ? {} : { kafkaBrokers: options.kafkaBrokers }),
     },
     records: workload.records,
+  }).catch(async (error: unknown) => {
+    await redis?.stop();
+    throw error;
   });
   const { dynamoDb, endpoint, client, bundles } = setup;
   const output = new FunctionOutput(functionLogPath);
@@ -167,14 +186,15 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     progress(describeSetup(setup.timings, Date.now() - setupStarted, kafka));
 
     const environment = {
-      ...functionEnvironment({ inboxTableName, appTableName, logLevel: options.logLevel }),
+      ...functionEnvironment({ inboxTableName, appTableName, consumerName, logLevel: options.logLevel }),
       VALUE_FORMAT: options.format,
-      // On Postgres the function knows no inbox table: the POSTGRES_* settings say where the inbox is.
+      // On Postgres and Redis the function knows no inbox table: their settings say where the inbox is.
       ...(postgres ? { INBOX_TABLE_NAME: '', ...postgresFunctionEnvironment(postgres) } : {}),
+      ...(redis ? { INBOX_TABLE_NAME: '', ...redisFunctionEnvironment(redis) } : {}),
     };
     fn = new WorkerFunction({
       ...bundles,
-      functionName: DEMO_CONSUMER_NAME,
+      functionName: consumerName,
       dynamoDbEndpoint: endpoint,
       onOutput: (line) => output.accept(line),
       environment,
@@ -194,7 +214,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
         functionTimeoutMs: options.functionTimeoutMs,
         maxRetryAttempts: options.maxRetryAttempts,
         bisectOnFunctionError: options.bisect,
-        functionName: DEMO_CONSUMER_NAME,
+        functionName: consumerName,
       },
       faults: new FaultPlan({
         crashRate: options.crashRate,
@@ -231,8 +251,10 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       verify({
         readState: () =>
           postgres
-            ? readDemoPostgresState(postgres, DEMO_CONSUMER_NAME)
-            : readDynamoDbState({ client, appTableName, inboxTableName, consumerName: DEMO_CONSUMER_NAME }),
+            ? readDemoPostgresState(postgres, consumerName)
+            : redis
+              ? readDemoRedisState(redis, consumerName, setup.log.produced.map(recordCoordinates))
+              : readDynamoDbState({ client, appTableName, inboxTableName, consumerName }),
         expected: workload.expected,
         poison,
         progress: finalProgress,
@@ -280,25 +302,27 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
     await output.close();
     await dynamoDb?.stop();
     await (postgres ?? (await postgresStart?.catch(() => undefined)))?.stop();
+    await redis?.stop();
   }
 }
 
 /** The function's configuration, as the CDK stack sets it, plus what Lambda's runtime provides. */
-function functionEnvironment(tables: {
+function functionEnvironment(settings: {
   inboxTableName: string;
   appTableName: string;
+  consumerName: string;
   logLevel: string;
 }): Record<string, string> {
   return {
-    INBOX_TABLE_NAME: tables.inboxTableName,
-    APP_TABLE_NAME: tables.appTableName,
-    CONSUMER_NAME: DEMO_CONSUMER_NAME,
-    POWERTOOLS_LOG_LEVEL: tables.logLevel,
+    INBOX_TABLE_NAME: settings.inboxTableName,
+    APP_TABLE_NAME: settings.appTableName,
+    CONSUMER_NAME: settings.consumerName,
+    POWERTOOLS_LOG_LEVEL: settings.logLevel,
     AWS_REGION: LOCAL_REGION,
     AWS_DEFAULT_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_LAMBDA_FUNCTION_NAME: DEMO_CONSUMER_NAME,
+    AWS_LAMBDA_FUNCTION_NAME: settings.consumerName,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -1,7 +1,16 @@
 /** The demo's closing report; its last line starts with `verified:` or `mismatch:`. */
 import { firedAlarms } from '../dashboard/local-dashboard.js';
 import { displayPath } from '../project-paths.js';
+import type { DemoStore } from './demo-options.js';
 import type { DemoResult } from './run-demo.js';
+import type { Verification } from './verify.js';
+
+const STORE_LINES: Readonly<Record<DemoStore, string>> = {
+  dynamodb: 'DynamoDB Local: the inbox row and the order items in one TransactWriteItems',
+  postgres: 'Postgres (PGlite, embedded): the inbox row and the order SQL in one transaction',
+  redis:
+    "Redis (redis-server): a key per event claims its call, an HTTP POST to a receiver here with the event's dedupKey as Idempotency-Key",
+};
 
 export function formatSummary(result: DemoResult): string {
   const m = (name: string) => result.functionMetrics.get(name) ?? 0;
@@ -13,12 +22,7 @@ export function formatSummary(result: DemoResult): string {
       'source',
       `${result.sourceDescription}, ${result.partitions} partitions${result.sourceNote === undefined ? '' : ` (${result.sourceNote})`}`,
     ],
-    [
-      'store',
-      result.options.store === 'postgres'
-        ? 'Postgres (PGlite, embedded): the inbox row and the order SQL in one transaction'
-        : 'DynamoDB Local: the inbox row and the order items in one TransactWriteItems',
-    ],
+    ['store', STORE_LINES[result.options.store]],
     [
       'events',
       `${result.events} (${result.producedRecords} records: +${result.producerDuplicates} producer duplicates; ${result.poisonRecords} poison)${result.options.format === 'avro' ? ', Avro values under a Confluent header' : ''}`,
@@ -29,7 +33,7 @@ export function formatSummary(result: DemoResult): string {
     ],
     [
       'processed',
-      `${verification.completedRows} effects applied (inbox rows COMPLETED); the function reported ${m('Processed')} (a crashed invocation reports nothing)`,
+      `${applied(verification)}; the function reported ${m('Processed')} (a crashed invocation reports nothing)`,
     ],
     [
       'duplicates',
@@ -45,7 +49,7 @@ export function formatSummary(result: DemoResult): string {
     ],
     [
       'crashes',
-      `${esm.crashes} (faults also: ${esm.duplicateDeliveries} duplicate deliveries, ${esm.overlappingInvocations} fenced overlapping invocations, ${esm.timeouts} timeouts, ${esm.functionErrors} function errors)`,
+      `${esm.crashes} (faults also: ${esm.duplicateDeliveries} duplicate deliveries, ${esm.overlappingInvocations} fenced overlapping invocations, ${esm.timeouts} timeouts, ${esm.functionErrors} function errors)${crashPoint(result.options.store)}`,
     ],
     ['on-failure', `${esm.destinationRecords} records in ${displayPath(result.destinationPath)}`],
     [
@@ -60,10 +64,32 @@ export function formatSummary(result: DemoResult): string {
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
   const verdict = verification.ok
-    ? `verified: ${verification.accountsChecked} account balances and ${verification.ordersChecked} order totals match each unique valid event applied once; ` +
-      `${result.poisonRecords} poison records quarantined; every partition committed to its end`
+    ? `verified: ${effectsVerified(verification)}; ${result.poisonRecords} poison records quarantined; every partition committed to its end`
     : `mismatch: ${[...verification.problems, ...(esm.lastFunctionError ? [`last function error: ${esm.lastFunctionError}`] : [])].join(' | ')}`;
   return ['', 'summary', ...lines, '', verdict].join('\n');
+}
+
+/**
+ * Where the crashes struck: an environment dies at a DynamoDB write (local/lambda-runtime/), so on another
+ * store each crash comes once its batch's work is done and only the response is lost.
+ */
+function crashPoint(store: DemoStore): string {
+  return store === 'dynamodb'
+    ? ''
+    : `; each after its batch's work: the crash point is a DynamoDB write, and this store makes none`;
+}
+
+/** The effects the inbox rows stand for. */
+function applied({ checked, completedRows }: Verification): string {
+  return checked.kind === 'orders'
+    ? `${completedRows} effects applied (inbox rows COMPLETED)`
+    : `${completedRows} calls completed (Redis rows COMPLETED), ${checked.calls} taken by the receiver`;
+}
+
+function effectsVerified({ checked }: Verification): string {
+  return checked.kind === 'orders'
+    ? `${checked.accounts} account balances and ${checked.orders} order totals match each unique valid event applied once`
+    : `each of the ${checked.events} unique valid events made its call exactly once (one per Idempotency-Key at the receiver), its Redis row COMPLETED`;
 }
 
 /** Which of the stack's alarms would have fired over this run, and when (local/dashboard/alarm-evaluation.ts). */

@@ -1,11 +1,13 @@
 /**
- * The demo's proof: the app table holds exactly what applying each unique valid event once gives, every
- * poison record has its quarantine row, and every partition is committed to its end. The store's state is
- * read by demo-state.ts, from DynamoDB or Postgres alike.
+ * The demo's proof: the effects are exactly what applying each unique valid event once gives (the order
+ * consumer's balances and totals, or one call per event at the notification consumer's receiver), each
+ * such event has its COMPLETED inbox row, every poison record has its quarantine row, and every partition
+ * is committed to its end. The store's state is read by demo-state.ts (DynamoDB, Postgres) or
+ * demo-redis.ts.
  */
 import type { PartitionProgress, TopicPartition } from '../esm/record-source.js';
 import { topicPartitionKey } from '../esm/record-source.js';
-import type { DemoState } from './demo-state.js';
+import type { CallEffects, DemoState, OrderEffects } from './demo-state.js';
 import type { ExpectedState } from './workload.js';
 
 export interface VerificationInput {
@@ -19,37 +21,42 @@ export interface VerificationInput {
   readonly destinationRecords: number;
 }
 
+/** What the check of the effects covered. */
+export type EffectsChecked =
+  | { readonly kind: 'orders'; readonly accounts: number; readonly orders: number }
+  /** `events` valid events, `calls` calls received in all. */
+  | { readonly kind: 'calls'; readonly events: number; readonly calls: number };
+
 export interface Verification {
   readonly ok: boolean;
   /** One line per kind of problem, with examples. */
   readonly problems: readonly string[];
-  readonly accountsChecked: number;
-  readonly ordersChecked: number;
+  readonly checked: EffectsChecked;
   readonly completedRows: number;
   readonly quarantineRows: number;
-  /** Quarantine rows by reason (the consumer's reason, e.g. `undecodable`, `invalid-event`). */
+  /** Quarantine rows by reason (the consumer's reason, e.g. `undecodable`, `invalid-event`), where known. */
   readonly quarantineReasons: ReadonlyMap<string, number>;
 }
 
 export async function verify(input: VerificationInput): Promise<Verification> {
   const problems: string[] = [];
   const state = await input.readState();
-  compare('account balance', input.expected.balances, state.balances, problems);
-  compare('order total', input.expected.orderTotals, state.orderTotals, problems);
-  const { badStatus, strays } = state;
-  if (badStatus.length > 0) problems.push(`${badStatus.length} orders not PLACED, e.g. ${sample(badStatus)}`);
-  if (strays.length > 0) problems.push(`${strays.length} unexpected app items, e.g. ${sample(strays)}`);
-  if (state.completedRows !== input.expected.uniqueValidEvents) {
+  const checked =
+    state.effects.kind === 'orders'
+      ? checkOrders(input.expected, state.effects, problems)
+      : checkCalls(input.expected, state.effects, problems);
+  const uniqueValidEvents = input.expected.validEventIds.size;
+  if (state.completedRows !== uniqueValidEvents) {
     problems.push(
-      `${state.completedRows} COMPLETED inbox rows, expected one per unique valid event: ${input.expected.uniqueValidEvents}`,
+      `${state.completedRows} COMPLETED inbox rows, expected one per unique valid event: ${uniqueValidEvents}`,
     );
   }
 
   const quarantineReasons = new Map<string, number>();
   for (const reason of state.quarantined.values()) {
-    quarantineReasons.set(reason, (quarantineReasons.get(reason) ?? 0) + 1);
+    if (reason !== undefined) quarantineReasons.set(reason, (quarantineReasons.get(reason) ?? 0) + 1);
   }
-  const expectedQuarantine = new Set(input.poison.map((p) => `${topicPartitionKey(p)}@${p.offset}`));
+  const expectedQuarantine = new Set(input.poison.map(recordCoordinates));
   const missing = [...expectedQuarantine].filter((key) => !state.quarantined.has(key));
   const unexpected = [...state.quarantined.keys()].filter((key) => !expectedQuarantine.has(key));
   if (missing.length > 0)
@@ -69,12 +76,43 @@ export async function verify(input: VerificationInput): Promise<Verification> {
   return {
     ok: problems.length === 0,
     problems,
-    accountsChecked: input.expected.balances.size,
-    ordersChecked: input.expected.orderTotals.size,
+    checked,
     completedRows: state.completedRows,
     quarantineRows: state.quarantined.size,
     quarantineReasons,
   };
+}
+
+/** Every balance and order total as the unique valid events give them, every order PLACED, nothing else. */
+function checkOrders(expected: ExpectedState, effects: OrderEffects, problems: string[]): EffectsChecked {
+  compare('account balance', expected.balances, effects.balances, problems);
+  compare('order total', expected.orderTotals, effects.orderTotals, problems);
+  const { badStatus, strays } = effects;
+  if (badStatus.length > 0) problems.push(`${badStatus.length} orders not PLACED, e.g. ${sample(badStatus)}`);
+  if (strays.length > 0) problems.push(`${strays.length} unexpected app items, e.g. ${sample(strays)}`);
+  return { kind: 'orders', accounts: expected.balances.size, orders: expected.orderTotals.size };
+}
+
+/** One call per unique valid event, under its event_id as the Idempotency-Key, and no other call. */
+function checkCalls(expected: ExpectedState, effects: CallEffects, problems: string[]): EffectsChecked {
+  const wrong: string[] = [];
+  for (const eventId of expected.validEventIds) {
+    const calls = effects.callsByKey.get(eventId) ?? 0;
+    if (calls !== 1) wrong.push(`${eventId} called ${calls} times`);
+  }
+  const strays = [...effects.callsByKey.keys()].filter((key) => !expected.validEventIds.has(key));
+  if (wrong.length > 0)
+    problems.push(`${wrong.length} events not called exactly once, e.g. ${sample(wrong)}`);
+  if (strays.length > 0)
+    problems.push(`${strays.length} keys called for no valid event, e.g. ${sample(strays)}`);
+  let calls = 0;
+  for (const count of effects.callsByKey.values()) calls += count;
+  return { kind: 'calls', events: expected.validEventIds.size, calls };
+}
+
+/** A record's coordinates as a quarantine row names them: `topic-partition@offset`. */
+export function recordCoordinates(record: TopicPartition & { readonly offset: number }): string {
+  return `${topicPartitionKey(record)}@${record.offset}`;
 }
 
 function compare(

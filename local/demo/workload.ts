@@ -34,7 +34,8 @@ export interface ExpectedState {
   readonly balances: ReadonlyMap<string, number>;
   /** `order#<id>` → total in cents. */
   readonly orderTotals: ReadonlyMap<string, number>;
-  readonly uniqueValidEvents: number;
+  /** The `event_id` of each unique valid event: the dedup key its effect runs under. */
+  readonly validEventIds: ReadonlySet<string>;
 }
 
 export interface Workload {
@@ -64,6 +65,7 @@ export function generateWorkload(options: WorkloadOptions): Workload {
   const placed: { position: number; record: WorkloadRecord }[] = [];
   const balances = new Map<string, number>();
   const orderTotals = new Map<string, number>();
+  const validEventIds = new Set<string>();
   let poisonCount = 0;
   let producerDuplicates = 0;
 
@@ -92,6 +94,7 @@ export function generateWorkload(options: WorkloadOptions): Workload {
       headers: [{ key: 'event_id', value: Buffer.from(eventId) }],
     };
     placed.push({ position: index, record });
+    validEventIds.add(eventId);
     add(balances, `account#${accountId}`, -amount);
     add(orderTotals, `order#${orderId}`, amount);
     if (random() < options.duplicateRate) {
@@ -104,7 +107,7 @@ export function generateWorkload(options: WorkloadOptions): Workload {
   placed.sort((a, b) => a.position - b.position);
   return {
     records: placed.map((entry) => entry.record),
-    expected: { balances, orderTotals, uniqueValidEvents: options.events - poisonCount },
+    expected: { balances, orderTotals, validEventIds },
     poisonCount,
     producerDuplicates,
   };

@@ -1,6 +1,6 @@
 /**
- * What a person sees of the local tools: one-line errors, a run on a machine without kcat, and nothing left
- * running however a run ends.
+ * What a person sees of the local tools: one-line errors (a missing kcat, Java or redis-server), a run on
+ * a machine without kcat, and nothing left running however a run ends.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -164,6 +164,11 @@ describe('npm start', () => {
   it('refuses --source kafka without kcat in one line with the fix, exit code 2', async () => {
     const run = await finish(startTs(DEMO, ['--source', 'kafka'], machineWith(['node', 'java'])));
     expectOneLineError(run, /^npm start: kcat is not installed .*apt-get install kcat/);
+  });
+
+  it('says how to get redis-server, in one line, exit code 2, when --store redis finds none', async () => {
+    const run = await finish(startTs(DEMO, ['--store', 'redis'], machineWith(['node', 'java'])));
+    expectOneLineError(run, /^npm start: redis-server is not installed: apt-get install -y redis-server$/);
   });
 
   it('says what to install, in one line, exit code 2, when there is no Java', async () => {

@@ -105,6 +105,26 @@ describe('parseDemoArgs', () => {
     expect(demoHelp()).toContain('--format json|avro');
   });
 
+  it('takes --store redis, and refuses with it in one line the flags only DynamoDB has a use for', () => {
+    expect(parseDemoArgs(['--store', 'redis'])).toEqual({
+      help: false,
+      options: { ...DEFAULT_DEMO_OPTIONS, store: 'redis' },
+    });
+    expect(() => parseDemoArgs(['--store', 'redis', '--format', 'avro'])).toThrow(
+      /^--store redis runs a sample consumer, whose values are JSON: drop --format \(npm start/,
+    );
+    expect(() => parseDemoArgs(['--store', 'redis', '--keep'])).toThrow(
+      /^--keep keeps DynamoDB Local for msk-inbox: with --store redis, drop --keep \(npm start/,
+    );
+    expect(() => parseDemoArgs(['--store', 'redis', '--pipeline'])).toThrow(
+      /^--pipeline runs its own setup on DynamoDB Local: drop --store \(npm start/,
+    );
+    expect(() => parseDemoArgs(['--store', 'sqlite'])).toThrow(
+      /^--store sqlite: expected one of dynamodb, postgres, redis \(npm start/,
+    );
+    expect(demoHelp()).toContain('--store dynamodb|postgres|redis');
+  });
+
   it('asks for help when given --help, and the help lists every flag', () => {
     expect(parseDemoArgs(['--help'])).toEqual({ help: true });
     for (const flag of [
