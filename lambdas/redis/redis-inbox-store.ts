@@ -20,6 +20,7 @@ import {
 } from '../core/inbox-store.js';
 import { QUARANTINE_LIMITS, quarantineItem } from '../core/quarantine-row.js';
 import { redisStoreError } from './redis-failure.js';
+import { redisDedupRowKey, redisQuarantineEntryKey, redisQuarantineIndexKey } from './redis-keys.js';
 import { CLAIM_SCRIPT, COMPLETE_SCRIPT, QUARANTINE_SCRIPT, RELEASE_SCRIPT } from './redis-scripts.js';
 
 /** What the store needs of a client: ioredis's `eval` and `exists` (a single node or a cluster). */
@@ -92,7 +93,7 @@ export class RedisInboxStore implements InboxStore {
 
   /** One event's row key: the hash tag holds consumer and dedup key, so an event's keys share a slot. */
   rowKey(dedupKey: string): string {
-    return `msk-inbox:{${this.#consumer}#${dedupKey}}`;
+    return redisDedupRowKey(this.#consumer, dedupKey);
   }
 
   async commit(_entry: InboxEntry, _writes: readonly EffectWrite[], _sql?: SqlEffect): Promise<CommitResult> {
@@ -123,7 +124,7 @@ export class RedisInboxStore implements InboxStore {
       (this.#ttlSeconds + 1) * 1_000,
       nowMs,
     );
-    if (found !== null) return classifyExistingRow(dedupRowOf(String(found)), entry.payloadHash);
+    if (found !== null) return classifyExistingRow(readRedisDedupRow(String(found)), entry.payloadHash);
     this.#hold(token, row);
     return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
   }
@@ -171,7 +172,7 @@ export class RedisInboxStore implements InboxStore {
     const answer = await this.#run(
       'quarantine',
       QUARANTINE_SCRIPT,
-      [this.#quarantineKey(entry.coordinates), this.#quarantineIndex()],
+      [redisQuarantineEntryKey(this.#consumer, entry.coordinates), redisQuarantineIndexKey(this.#consumer)],
       JSON.stringify(item),
       nowMs,
       this.#quarantineCap,
@@ -181,7 +182,7 @@ export class RedisInboxStore implements InboxStore {
 
   async isQuarantined(coordinates: string): Promise<boolean> {
     try {
-      return (await this.#client.exists(this.#quarantineKey(coordinates))) === 1;
+      return (await this.#client.exists(redisQuarantineEntryKey(this.#consumer, coordinates))) === 1;
     } catch (error) {
       throw redisStoreError('isQuarantined', error);
     }
@@ -205,18 +206,10 @@ export class RedisInboxStore implements InboxStore {
     this.#held.set(token, row);
     if (this.#held.size > HELD_CLAIMS_KEPT) this.#held.delete(this.#held.keys().next().value as string);
   }
-
-  /** The consumer's quarantine shares one hash tag: its entries and their index sit on one slot. */
-  #quarantineIndex(): string {
-    return `msk-inbox:{${this.#consumer}!quarantine}`;
-  }
-
-  #quarantineKey(coordinates: string): string {
-    return `${this.#quarantineIndex()}:${boundedString(coordinates, QUARANTINE_LIMITS.keyBytes).text}`;
-  }
 }
 
-function dedupRowOf(json: string): DedupRow {
+/** A dedup row as the store keeps it (the JSON a GET of its key answers), as the engine reads rows. */
+export function readRedisDedupRow(json: string): DedupRow {
   const row = JSON.parse(json) as StoredRow;
   return {
     status: row.s,
