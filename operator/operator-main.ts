@@ -30,7 +30,8 @@ export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help o
   outbox quarantined  the events the relay set aside because Kafka refused them for good
   outbox republish    one event back at the end of its key's queue (or a stuck key's row touched)
 
-The inbox is a DynamoDB table (--table) or a Postgres schema (--postgres URL); --stack NAME reads either.
+The inbox is a DynamoDB table (--table), a Postgres schema (--postgres URL) or a Redis server
+(--redis URL); --stack NAME reads a table's or a schema's.
 The outbox is a DynamoDB table (--outbox-table) or the same Postgres schema.
 Replays run through the deployed function (--function NAME, or --stack NAME) or a local --handler FILE.
 Errors are one line (exit 2 for a mistake you can fix, 1 otherwise); --verbose shows stack traces.`;
