@@ -10,6 +10,7 @@ import { quarantineDiscard } from './commands/quarantine-discard.js';
 import { quarantineList } from './commands/quarantine-list.js';
 import { quarantineReplay } from './commands/quarantine-replay.js';
 import { quarantineShow } from './commands/quarantine-show.js';
+import { localHandlerLoaded } from './local-handler.js';
 import { closeOperatorTargets } from './operator-target.js';
 
 export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help on any of them)
@@ -113,4 +114,23 @@ export async function runOperator(argv: readonly string[], io: OperatorIo = PROC
   }
 }
 
-export const OPERATOR_CLI: CliMain = { name: 'msk-inbox', run: (argv) => runOperator(argv) };
+export const OPERATOR_CLI: CliMain = {
+  name: 'msk-inbox',
+  run: async (argv) => {
+    try {
+      return await runOperator(argv);
+    } finally {
+      if (localHandlerLoaded()) exitOnceWritten();
+    }
+  },
+};
+
+/**
+ * Ends the process once what it wrote is out. A consumer run here (`--handler`) keeps its connections
+ * open, a Redis client for ever, so the tool would never end on its own; its exit code is set by then
+ * (runCli's handlers run before the next turn of the event loop), and an empty write's callback comes
+ * after every write queued before it.
+ */
+function exitOnceWritten(): void {
+  setImmediate(() => process.stdout.write('', () => process.stderr.write('', () => process.exit())));
+}
