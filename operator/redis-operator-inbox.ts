@@ -70,6 +70,11 @@ export interface RedisInboxTarget {
    * @default REDIS_QUARANTINE_CAP, as the listing
    */
   readonly auditCap?: number;
+  /**
+   * Failed batches whose replay log is kept; past it the logs of those replayed longest ago go.
+   * @default REDIS_REPLAY_LOG_CAP
+   */
+  readonly replayLogCap?: number;
 }
 
 /** Entries read per MGET while listing: an entry may be hundreds of KB. */
@@ -80,6 +85,7 @@ export class RedisOperatorInbox implements OperatorInbox {
   readonly #target: RedisInboxTarget;
   readonly #client: Redis | Cluster;
   readonly #auditCap: number;
+  readonly #replayLogCap: number;
   /** Each item object read → its text as stored: what a conditional write compares against. */
   readonly #asRead = new WeakMap<object, string>();
 
@@ -88,6 +94,7 @@ export class RedisOperatorInbox implements OperatorInbox {
     this.#target = target;
     this.#client = target.client;
     this.#auditCap = target.auditCap ?? REDIS_QUARANTINE_CAP;
+    this.#replayLogCap = target.replayLogCap ?? REDIS_REPLAY_LOG_CAP;
   }
 
   describe(): string {
@@ -206,7 +213,7 @@ export class RedisOperatorInbox implements OperatorInbox {
       L.replayAttempts,
       L.firstReplayedAt,
       replay.atMs,
-      REDIS_REPLAY_LOG_CAP,
+      this.#replayLogCap,
       ...[L.objectKey, batch.objectKey, L.replayedAt, String(replay.atMs), L.replayedBy, replay.by],
       ...[L.counts, JSON.stringify(outcomes.counts), L.runs, JSON.stringify(outcomes.runs)],
       ...[L.notes, JSON.stringify(outcomes.notes)],
