@@ -34,6 +34,9 @@ export function redisConnection(named: NamedRedis): RedisConnection {
     // A command-line tool: a server that is not there is the answer, not something to wait out.
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
+    // No INFO before the first command: an operator's user need not be allowed it, and a server still
+    // loading its data answers the command itself with LOADING.
+    enableReadyCheck: false,
   });
   // A failed connection is told only as an event; the command then fails with "Connection is closed".
   let connectionError: unknown;
@@ -76,6 +79,12 @@ function redisAdvice(
   if (/^(WRONGPASS|NOAUTH)/.test(message)) {
     return new UserError(
       `the server at ${where} refused the login (${message}): check the user and password`,
+      options,
+    );
+  }
+  if (/^LOADING/.test(message)) {
+    return new UserError(
+      `the server at ${where} is loading its data: run the command again in a moment`,
       options,
     );
   }

@@ -107,6 +107,9 @@ describe('redisConnection', () => {
       'cache.example:6380 is a cluster (MOVED 3999 10.0.0.2:6380): set REDIS_CLUSTER=on with REDIS_HOST and REDIS_PORT, as the function has them',
     );
     expect(adviceOf('Command timed out')).toMatch(/^no answer from cache\.example:6380 within 10 s: /);
+    expect(adviceOf('LOADING Redis is loading the dataset in memory')).toBe(
+      'the server at cache.example:6380 is loading its data: run the command again in a moment',
+    );
     expect(adviceOf('ERR Error running script')).toBeUndefined();
   });
 
