@@ -174,13 +174,14 @@ export class RedisOperatorInbox implements OperatorInbox {
 
   async unpark(id: string, item: Readonly<Record<string, unknown>>): Promise<void> {
     const stored: Record<string, unknown> = { ...item, [A.pk]: quarantineRowKey(this.consumer, id) };
-    const listed = stored[A.status] === INBOX_STATUS.quarantined;
-    const index = this.#indexOf(String(stored[A.status]));
-    const other = listed ? redisAuditIndexKey(this.consumer) : redisQuarantineIndexKey(this.consumer);
-    const at = readQuarantineRow(this.consumer, stored).quarantinedAt ?? 0;
-    // A replay settles an entry when it records it (replayed_at).
+    const listing = redisQuarantineIndexKey(this.consumer);
+    const audit = redisAuditIndexKey(this.consumer);
+    // Listed by when it was quarantined; kept for audit by when the replay settled it (replayed_at).
     const replayedAt = stored[O.replayedAt];
-    const settledAt = typeof replayedAt === 'number' ? replayedAt : Date.now();
+    const [index, other, score] =
+      stored[A.status] === INBOX_STATUS.quarantined
+        ? [listing, audit, readQuarantineRow(this.consumer, stored).quarantinedAt ?? 0]
+        : [audit, listing, typeof replayedAt === 'number' ? replayedAt : Date.now()];
     await this.#client.eval(
       UNPARK_SCRIPT,
       4,
@@ -189,9 +190,9 @@ export class RedisOperatorInbox implements OperatorInbox {
       index,
       other,
       JSON.stringify(stored),
-      listed ? at : settledAt,
-      // The store trims the quarantine index: the operator never drops a record still quarantined.
-      listed ? '' : this.#auditCap,
+      score,
+      // The store trims the listing: the operator never drops a record still quarantined.
+      index === audit ? this.#auditCap : '',
     );
   }
 
