@@ -22,8 +22,8 @@ export const INVOKER_HELP = `What the records run through (one of them):
   --stack NAME     the function of the stack's FunctionName output (a --function flag wins)
   --handler FILE   a module exporting the Lambda handler (\`handler\`), run in this process with the
                    function's environment: CONSUMER_NAME, INBOX_TABLE_NAME (for --endpoint
-                   AWS_ENDPOINT_URL_DYNAMODB) or the POSTGRES_* of --postgres; the consumer's other
-                   variables come from your shell
+                   AWS_ENDPOINT_URL_DYNAMODB), the POSTGRES_* of --postgres or the REDIS_* of
+                   --redis; the consumer's other variables come from your shell
   --lambda-endpoint URL
                    the local runtime's Invoke API, e.g. the one \`npm start -- --keep\` prints, signed
                    as --endpoint is; the SDK's own AWS_ENDPOINT_URL_LAMBDA works too`;

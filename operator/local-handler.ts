@@ -31,9 +31,20 @@ export function functionEnvironment(target: OperatorTarget): Record<string, stri
   };
 }
 
+/**
+ * Whether a handler was loaded in this process. Its connections are its own (a Redis client, a database
+ * pool), which the tool cannot end, and they would keep it alive once its work is done (operator-main.ts).
+ */
+let handlerLoaded = false;
+
+export function localHandlerLoaded(): boolean {
+  return handlerLoaded;
+}
+
 export async function loadLocalHandler(file: string, target: OperatorTarget): Promise<Invoke> {
   const path = resolve(file);
   if (!existsSync(path)) throw new UserError(`--handler ${file}: no such file`);
+  handlerLoaded = true;
   // Set before the import: handlers read their configuration when they are created.
   Object.assign(process.env, functionEnvironment(target));
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -14,6 +14,7 @@ import {
   type DedupRow,
   isExpired,
   OPERATOR_ATTRIBUTES as O,
+  OPERATOR_STATUS,
 } from '../lambdas/core/inbox-rows.js';
 import type { QuarantineRow } from '../lambdas/core/quarantine-row.js';
 import type { UserError } from './cli/user-error.js';
@@ -128,4 +129,16 @@ export async function withInboxAdvice<T>(inbox: OperatorInbox, work: () => Promi
 export function outOfIndex(item: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { [A.quarantineConsumer]: _consumer, [A.quarantinedAt]: at, ...rest } = item;
   return { ...rest, [O.quarantinedSince]: at ?? rest[O.quarantinedSince] ?? null };
+}
+
+/** A row as `discard` leaves it: DISCARDED, out of the listing, with who, when and why (docs/operate.md#discard). */
+export function discardedItem(row: QuarantineRow, by: Discard): Record<string, unknown> {
+  return {
+    ...outOfIndex(row.item),
+    [A.status]: OPERATOR_STATUS.discarded,
+    [O.quarantinedSince]: row.quarantinedAt ?? null,
+    [O.discardedAt]: by.nowMs,
+    [O.discardedBy]: by.who,
+    [O.discardReason]: by.why,
+  };
 }

@@ -10,6 +10,7 @@ import { quarantineDiscard } from './commands/quarantine-discard.js';
 import { quarantineList } from './commands/quarantine-list.js';
 import { quarantineReplay } from './commands/quarantine-replay.js';
 import { quarantineShow } from './commands/quarantine-show.js';
+import { localHandlerLoaded } from './local-handler.js';
 import { closeOperatorTargets } from './operator-target.js';
 
 export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help on any of them)
@@ -30,7 +31,8 @@ export const MAIN_HELP = `Usage: msk-inbox <group> <command> [flags]   (--help o
   outbox quarantined  the events the relay set aside because Kafka refused them for good
   outbox republish    one event back at the end of its key's queue (or a stuck key's row touched)
 
-The inbox is a DynamoDB table (--table) or a Postgres schema (--postgres URL); --stack NAME reads either.
+The inbox is a DynamoDB table (--table), a Postgres schema (--postgres URL) or a Redis server
+(--redis URL); --stack NAME reads a table's or a schema's.
 The outbox is a DynamoDB table (--outbox-table) or the same Postgres schema.
 Replays run through the deployed function (--function NAME, or --stack NAME) or a local --handler FILE.
 Errors are one line (exit 2 for a mistake you can fix, 1 otherwise); --verbose shows stack traces.`;
@@ -112,4 +114,23 @@ export async function runOperator(argv: readonly string[], io: OperatorIo = PROC
   }
 }
 
-export const OPERATOR_CLI: CliMain = { name: 'msk-inbox', run: (argv) => runOperator(argv) };
+export const OPERATOR_CLI: CliMain = {
+  name: 'msk-inbox',
+  run: async (argv) => {
+    try {
+      return await runOperator(argv);
+    } finally {
+      if (localHandlerLoaded()) exitOnceWritten();
+    }
+  },
+};
+
+/**
+ * Ends the process once what it wrote is out. A consumer run here (`--handler`) keeps its connections
+ * open, a Redis client for ever, so the tool would never end on its own; its exit code is set by then
+ * (runCli's handlers run before the next turn of the event loop), and an empty write's callback comes
+ * after every write queued before it.
+ */
+function exitOnceWritten(): void {
+  setImmediate(() => process.stdout.write('', () => process.stderr.write('', () => process.exit())));
+}

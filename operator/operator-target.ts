@@ -1,24 +1,29 @@
 /**
  * The flags every operator command shares and what they resolve to: the consumer and its inbox, in a
- * DynamoDB table or a Postgres schema (operator-inbox.ts). Both come from the flags, else from the stack's
- * outputs (`--stack`), else from the function's own variables (CONSUMER_NAME, INBOX_TABLE_NAME), so a
- * shell set up like the function needs no flag.
+ * DynamoDB table, a Postgres schema or a Redis server (operator-inbox.ts). Both come from the flags, else
+ * from the stack's outputs (`--stack`), else from the function's own variables (CONSUMER_NAME,
+ * INBOX_TABLE_NAME or REDIS_*), so a shell set up like the function needs no flag.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfigError } from '../lambdas/core/errors.js';
 import { CONSUMER_NAME_PATTERN } from '../lambdas/core/inbox-rows.js';
+import { REDIS_SETTINGS, readRedisSettings } from '../lambdas/redis/redis-settings.js';
 import { UserError } from './cli/user-error.js';
 import { DynamoDbOperatorInbox } from './dynamodb-operator-inbox.js';
 import { type LocalFallback, withLocalFallback } from './local-fallback.js';
 import type { OperatorInbox } from './operator-inbox.js';
 import { POSTGRES_FLAGS, POSTGRES_HELP, stackHasPostgres } from './postgres-flags.js';
 import type { PostgresConnection } from './postgres-target.js';
+import { redacted } from './redacted-url.js';
+import { type NamedRedis, REDIS_FLAGS, REDIS_HELP } from './redis-flags.js';
 import { readStackOutputs, STACK_OUTPUT_KEYS, type StackOutputs } from './stack-outputs.js';
 
 export const COMMON_FLAGS = {
   consumer: { type: 'string' },
   table: { type: 'string' },
   ...POSTGRES_FLAGS,
+  ...REDIS_FLAGS,
   region: { type: 'string' },
   endpoint: { type: 'string' },
   profile: { type: 'string' },
@@ -31,6 +36,7 @@ export const COMMON_HELP = `Common flags:
   --consumer NAME   the consumer's name (default: $CONSUMER_NAME)
   --table NAME      the inbox table (default: $INBOX_TABLE_NAME)
 ${POSTGRES_HELP}
+${REDIS_HELP}
   --region R        AWS region (default: the SDK's: $AWS_REGION, the profile's; with --endpoint and
                     none configured, us-east-1)
   --endpoint URL    DynamoDB Local (e.g. the one \`npm start -- --keep\` prints) or another AWS-compatible
@@ -97,6 +103,16 @@ export async function operatorTarget(
   const regionFlag = stringFlag(values.region);
   const profile = stringFlag(values.profile);
   const where = { consumer, region: regionFlag, endpoint, profile, stack };
+  const redis = redisOf(values, stack, env);
+  if (redis !== undefined) {
+    // Loaded only for a Redis inbox, with the ioredis client.
+    const [{ RedisOperatorInbox }, { redisConnection }] = await Promise.all([
+      import('./redis-operator-inbox.js'),
+      import('./redis-target.js'),
+    ]);
+    const inbox = new RedisOperatorInbox({ ...redisConnection(redis), consumer });
+    return opened({ ...where, inbox, fallback: {} });
+  }
   const postgres = await postgresOf(values, stack, consumer);
   if (postgres !== undefined) {
     refuseEndpointWithPostgres(endpoint, 'inbox');
@@ -115,7 +131,7 @@ export async function operatorTarget(
   const tableName = stringFlag(values.table) ?? stack?.inboxTableName ?? env.INBOX_TABLE_NAME;
   if (!tableName) {
     throw new UserError(
-      `which table? pass --table NAME (or set INBOX_TABLE_NAME), or --postgres URL for a Postgres inbox${orStack(STACK_OUTPUT_KEYS.inboxTableName)}`,
+      `which table? pass --table NAME (or set INBOX_TABLE_NAME), or --postgres URL for a Postgres inbox, or --redis URL for a Redis one${orStack(STACK_OUTPUT_KEYS.inboxTableName)}`,
     );
   }
   const make = (fallback: LocalFallback) =>
@@ -178,6 +194,63 @@ export async function postgresOf(
     );
   }
   return undefined;
+}
+
+/**
+ * The Redis inbox the flags or the variables name, else undefined. `--redis` wins, as every flag does; the
+ * REDIS_* variables (a shell set up like the function) only where no flag and no stack output names
+ * another inbox, and never beside INBOX_TABLE_NAME, which would leave the inbox a guess.
+ */
+export function redisOf(
+  values: Values,
+  stack: StackOutputs | undefined,
+  env: NodeJS.ProcessEnv,
+): NamedRedis | undefined {
+  const url = stringFlag(values.redis);
+  const otherFlag = ['table', 'postgres'].find((flag) => stringFlag(values[flag]) !== undefined);
+  if (url !== undefined) {
+    if (otherFlag !== undefined) {
+      throw new UserError(`--redis or --${otherFlag}, not both: the inbox is in one of them`);
+    }
+    if (!REDIS_SETTINGS.url.pattern.test(url)) {
+      throw new UserError(
+        `--redis ${redacted(url)} is not a redis:// URL: e.g. redis://127.0.0.1:6379 (rediss:// for TLS)`,
+      );
+    }
+    return onlyRedisFlags(values, { settings: readRedisSettings({ url }, {}), namedBy: 'flag' });
+  }
+  const stackNamesInbox = stack?.inboxTableName !== undefined || stackHasPostgres(stack?.postgres ?? {});
+  if (otherFlag !== undefined || stackNamesInbox) return undefined;
+  const { url: urlSetting, host } = REDIS_SETTINGS;
+  const variable = [urlSetting.env, host.env].find((name) => stringFlag(env[name]) !== undefined);
+  if (variable === undefined) return undefined;
+  if (stringFlag(env.INBOX_TABLE_NAME) !== undefined) {
+    throw new UserError(
+      `INBOX_TABLE_NAME and ${variable} are both set: which inbox? pass --table NAME or --redis URL`,
+    );
+  }
+  try {
+    return onlyRedisFlags(values, { settings: readRedisSettings({}, env), namedBy: 'variables' });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new UserError(
+      `the REDIS_* variables do not name a server (${error.problems.join('; ')}): fix them, or pass --redis URL`,
+      { cause: error },
+    );
+  }
+}
+
+/** The flags of another store beside a Redis inbox are a mistake, said in one line. */
+function onlyRedisFlags(values: Values, redis: NamedRedis): NamedRedis {
+  if (stringFlag(values.schema) !== undefined) {
+    throw new UserError('--schema goes with --postgres URL, not a Redis inbox');
+  }
+  if (stringFlag(values.endpoint) !== undefined) {
+    throw new UserError(
+      "--endpoint is DynamoDB's: a Redis inbox is reached through --redis URL (or the REDIS_* variables)",
+    );
+  }
+  return redis;
 }
 
 /** Targets whose connections the command's runner ends (closeOperatorTargets), however it ends. */

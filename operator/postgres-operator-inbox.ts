@@ -31,14 +31,14 @@ import type { UserError } from './cli/user-error.js';
 import {
   type BatchReplay,
   type ReplayLog,
-  readReplayLogItem,
+  readReplayLogText,
   replayOutcomes,
 } from './failed-batches/replay-log.js';
 import {
   type Discard,
+  discardedItem,
   type ListFilter,
   type OperatorInbox,
-  outOfIndex,
   type QuarantineListing,
 } from './operator-inbox.js';
 
@@ -123,14 +123,7 @@ export class PostgresOperatorInbox implements OperatorInbox {
   }
 
   async discard(row: QuarantineRow, by: Discard): Promise<boolean> {
-    const item = {
-      ...outOfIndex(row.item),
-      [A.status]: OPERATOR_STATUS.discarded,
-      [O.quarantinedSince]: row.quarantinedAt ?? null,
-      [O.discardedAt]: by.nowMs,
-      [O.discardedBy]: by.who,
-      [O.discardReason]: by.why,
-    };
+    const item = discardedItem(row, by);
     const { rowCount } = await this.#query(
       `UPDATE ${this.#schema}.quarantine SET status = $3, item = $4
   WHERE consumer = $1 AND quarantine_key = $2 AND status = $5 AND item = $6`,
@@ -196,16 +189,7 @@ export class PostgresOperatorInbox implements OperatorInbox {
       [this.consumer, storedKey(name)],
     );
     const row = rows[0];
-    if (row === undefined) return undefined;
-    return readReplayLogItem({
-      ...row,
-      [L.replayAttempts]: Number(row[L.replayAttempts]),
-      [L.firstReplayedAt]: Number(row[L.firstReplayedAt]),
-      [L.replayedAt]: Number(row[L.replayedAt]),
-      [L.counts]: JSON.parse(String(row[L.counts])),
-      [L.runs]: JSON.parse(String(row[L.runs])),
-      [L.notes]: JSON.parse(String(row[L.notes])),
-    });
+    return row === undefined ? undefined : readReplayLogText(row);
   }
 
   async recordReplay(

@@ -15,6 +15,7 @@ import { sqlStateOf } from '../lambdas/postgres/sqlstate.js';
 import { POSTGRES_STACK_OUTPUT_KEYS, type PostgresStackOutputs } from '../lambdas/postgres/stack-outputs.js';
 import { UserError } from './cli/user-error.js';
 import { DEFAULT_SCHEMA } from './postgres-flags.js';
+import { redacted } from './redacted-url.js';
 
 /** A connection to a Postgres inbox, and what the messages and a local consumer need of it. */
 export interface PostgresConnection {
@@ -116,11 +117,6 @@ function schemaOf(schema: string): string {
   } catch (error) {
     throw new UserError(`--schema ${(error as Error).message.replace(/^schema /, '')}`, { cause: error });
   }
-}
-
-/** The URL with its password replaced: messages never show it. */
-export function redacted(url: string): string {
-  return url.replace(/^(\w+:\/\/[^:/@]+:)[^@]*@/, '$1***@');
 }
 
 /** The failures a person can fix, as one line naming the fix; else undefined (a bug, a server fault). */

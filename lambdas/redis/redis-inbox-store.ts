@@ -20,6 +20,7 @@ import {
 } from '../core/inbox-store.js';
 import { QUARANTINE_LIMITS, quarantineItem } from '../core/quarantine-row.js';
 import { redisStoreError } from './redis-failure.js';
+import { redisDedupRowKey, redisQuarantineEntryKey, redisQuarantineIndexKey } from './redis-keys.js';
 import { CLAIM_SCRIPT, COMPLETE_SCRIPT, QUARANTINE_SCRIPT, RELEASE_SCRIPT } from './redis-scripts.js';
 
 /** What the store needs of a client: ioredis's `eval` and `exists` (a single node or a cluster). */
@@ -92,7 +93,7 @@ export class RedisInboxStore implements InboxStore {
 
   /** One event's row key: the hash tag holds consumer and dedup key, so an event's keys share a slot. */
   rowKey(dedupKey: string): string {
-    return `msk-inbox:{${this.#consumer}#${dedupKey}}`;
+    return redisDedupRowKey(this.#consumer, dedupKey);
   }
 
   async commit(_entry: InboxEntry, _writes: readonly EffectWrite[], _sql?: SqlEffect): Promise<CommitResult> {
@@ -171,7 +172,7 @@ export class RedisInboxStore implements InboxStore {
     const answer = await this.#run(
       'quarantine',
       QUARANTINE_SCRIPT,
-      [this.#quarantineKey(entry.coordinates), this.#quarantineIndex()],
+      [redisQuarantineEntryKey(this.#consumer, entry.coordinates), redisQuarantineIndexKey(this.#consumer)],
       JSON.stringify(item),
       nowMs,
       this.#quarantineCap,
@@ -181,7 +182,7 @@ export class RedisInboxStore implements InboxStore {
 
   async isQuarantined(coordinates: string): Promise<boolean> {
     try {
-      return (await this.#client.exists(this.#quarantineKey(coordinates))) === 1;
+      return (await this.#client.exists(redisQuarantineEntryKey(this.#consumer, coordinates))) === 1;
     } catch (error) {
       throw redisStoreError('isQuarantined', error);
     }
@@ -204,15 +205,6 @@ export class RedisInboxStore implements InboxStore {
   #hold(token: string, row: StoredRow): void {
     this.#held.set(token, row);
     if (this.#held.size > HELD_CLAIMS_KEPT) this.#held.delete(this.#held.keys().next().value as string);
-  }
-
-  /** The consumer's quarantine shares one hash tag: its entries and their index sit on one slot. */
-  #quarantineIndex(): string {
-    return `msk-inbox:{${this.#consumer}!quarantine}`;
-  }
-
-  #quarantineKey(coordinates: string): string {
-    return `${this.#quarantineIndex()}:${boundedString(coordinates, QUARANTINE_LIMITS.keyBytes).text}`;
   }
 }
 

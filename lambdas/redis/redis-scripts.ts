@@ -60,16 +60,25 @@ redis.call('DEL', KEYS[1])
 return 'released'`;
 
 /**
+ * A Lua function for the scripts that add to a bounded index (a sorted set whose members are key names
+ * under its hash tag): past `cap` members, the oldest leave the index and their keys are deleted.
+ */
+export const DROP_OLDEST_PAST_CAP = `
+local function dropOldestPastCap(index, cap)
+  local over = redis.call('ZCARD', index) - tonumber(cap)
+  if over > 0 then
+    for _, oldest in ipairs(redis.call('ZRANGE', index, 0, over - 1)) do redis.call('DEL', oldest) end
+    redis.call('ZREMRANGEBYRANK', index, 0, over - 1)
+  end
+end`;
+
+/**
  * KEYS[1] the quarantine entry, KEYS[2] the consumer's index of entries (a sorted set by time); ARGV[1]
  * the entry, ARGV[2] now (ms), ARGV[3] how many entries the index keeps. Writes the entry once; past the
  * cap, the oldest entries leave the index and are deleted (they share the index's hash tag).
  */
-export const QUARANTINE_SCRIPT = `
+export const QUARANTINE_SCRIPT = `${DROP_OLDEST_PAST_CAP}
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX') then return 'already-quarantined' end
 redis.call('ZADD', KEYS[2], ARGV[2], KEYS[1])
-local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
-if over > 0 then
-  for _, oldest in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do redis.call('DEL', oldest) end
-  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1)
-end
+dropOldestPastCap(KEYS[2], ARGV[3])
 return 'quarantined'`;

@@ -86,6 +86,22 @@ export function readReplayLogItem(item: Readonly<Record<string, unknown>>): Repl
   };
 }
 
+/**
+ * A replay log kept as text fields (a Postgres row's columns, a Redis hash's fields): its numbers and its
+ * JSON read back.
+ */
+export function readReplayLogText(fields: Readonly<Record<string, unknown>>): ReplayLog {
+  return readReplayLogItem({
+    ...fields,
+    [L.replayAttempts]: Number(fields[L.replayAttempts]),
+    [L.firstReplayedAt]: Number(fields[L.firstReplayedAt]),
+    [L.replayedAt]: Number(fields[L.replayedAt]),
+    [L.counts]: JSON.parse(String(fields[L.counts])),
+    [L.runs]: JSON.parse(String(fields[L.runs])),
+    [L.notes]: JSON.parse(String(fields[L.notes])),
+  });
+}
+
 export function countOutcomes(
   results: readonly BatchRecordResult[],
 ): Partial<Record<BatchRecordOutcome, number>> {
