@@ -7,6 +7,7 @@
  */
 import { Kafka, logLevel as KafkaLogLevel, Partitioners, type Producer, type RetryOptions } from 'kafkajs';
 import { defaultProvider } from '../core/lambda-credential-provider.js';
+import { cachedCredentials } from '../core/sigv4-presign.js';
 import { classifyKafkaError } from './kafka-refusals.js';
 import { type MskCredentials, mskIamToken } from './msk-iam-token.js';
 import {
@@ -37,8 +38,6 @@ export interface KafkaPublisherOptions {
 const CLIENT_ID = 'msk-inbox-outbox-relay';
 /** TLS and the SASL exchange take longer than kafkajs's 1 s default allows on a cold start. */
 const CONNECTION_TIMEOUT_MS = 5_000;
-/** Credentials are refreshed this long before they expire, so no token is signed with dying ones. */
-const CREDENTIALS_REFRESH_MARGIN_MS = 5 * 60_000;
 
 export class KafkaPublisher implements Publisher {
   readonly #kafka: Kafka;
@@ -138,7 +137,7 @@ export class KafkaPublisher implements Publisher {
 
 /** TLS and SASL/OAUTHBEARER with a fresh token on every authentication, as MSK's IAM access control asks. */
 function iamConnection(options: KafkaPublisherOptions) {
-  const credentials = cached(options.credentials ?? defaultProvider());
+  const credentials = cachedCredentials(options.credentials ?? defaultProvider());
   const region = options.region as string;
   return {
     ssl: true,
@@ -146,21 +145,6 @@ function iamConnection(options: KafkaPublisherOptions) {
       mechanism: 'oauthbearer' as const,
       oauthBearerProvider: async () => ({ value: (await mskIamToken({ region, credentials })).token }),
     },
-  };
-}
-
-/** The provider's credentials, asked again only when they near their expiry (the HTTP provider is a request). */
-function cached(provider: () => Promise<MskCredentials>): () => Promise<MskCredentials> {
-  let current: MskCredentials | undefined;
-  return async () => {
-    const expiresAt = current?.expiration?.getTime();
-    if (
-      current === undefined ||
-      (expiresAt !== undefined && expiresAt - CREDENTIALS_REFRESH_MARGIN_MS < Date.now())
-    ) {
-      current = await provider();
-    }
-    return current;
   };
 }
 

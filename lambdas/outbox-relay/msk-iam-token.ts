@@ -2,23 +2,18 @@
  * The SASL/OAUTHBEARER token MSK's IAM access control takes: a SigV4 presigned URL for the action
  * `kafka-cluster:Connect` on `kafka.<region>.amazonaws.com`, base64url-encoded without padding. It is the
  * algorithm of AWS's aws-msk-iam-sasl-signer-js (src/getMSKAuthToken.ts, release 1.0.3), written here
- * with @smithy/signature-v4 and node:crypto so the relay's bundle carries neither that package nor its
- * STS client and @aws-crypto hashing (docs/outbox.md#kafka-connection):
+ * with @smithy/signature-v4 and node:crypto (lambdas/core/sigv4-presign.ts) so the relay's bundle carries
+ * neither that package nor its STS client and @aws-crypto hashing (docs/outbox.md#kafka-connection):
  * - GET https://kafka.<region>.amazonaws.com/?Action=kafka-cluster%3AConnect, host the only signed header;
  * - presigned for service `kafka-cluster`, X-Amz-Expires 900 s, or less when the credentials expire sooner;
  * - `User-Agent` added to the query after signing (unsigned, as the signer does);
  * - the URL's query sorted and URI-escaped as the SDK's formatUrl writes it.
  * https://docs.aws.amazon.com/msk/latest/developerguide/iam-access-control.html
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256, presignedQueryString, type SigningCredentials } from '../core/sigv4-presign.js';
 
-export interface MskCredentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string;
-  readonly expiration?: Date;
-}
+export type MskCredentials = SigningCredentials;
 
 export interface MskIamTokenOptions {
   /** The cluster's region (Lambda's AWS_REGION). */
@@ -80,60 +75,10 @@ export async function mskIamToken(options: MskIamTokenOptions): Promise<MskIamTo
     { expiresIn, signingDate: now },
   );
   const query = { ...signed.query, 'User-Agent': TOKEN_USER_AGENT } as Record<string, string>;
-  const url = `https://${hostname}/?${queryString(query)}`;
+  const url = `https://${hostname}/?${presignedQueryString(query)}`;
   return {
     // base64url has no padding in Node's encoding; the signer strips it too.
     token: Buffer.from(url, 'utf8').toString('base64url'),
     expiresAtMs: now.getTime() + expiresIn * 1000,
   };
-}
-
-/** As @aws-sdk/util-format-url writes a query: keys sorted, keys and values escaped per RFC 3986. */
-function queryString(query: Readonly<Record<string, string>>): string {
-  return Object.keys(query)
-    .sort()
-    .map((key) => `${escapeUri(key)}=${escapeUri(query[key] as string)}`)
-    .join('&');
-}
-
-function escapeUri(text: string): string {
-  return encodeURIComponent(text).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-}
-
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-
-/** SHA-256, or HMAC-SHA-256 with a secret: the hash interface SignatureV4 asks for, on node:crypto. */
-class NodeSha256 {
-  readonly #secret: SourceData | undefined;
-  #hash: Hash | Hmac;
-
-  constructor(secret?: SourceData) {
-    this.#secret = secret;
-    this.#hash = NodeSha256.#create(secret);
-  }
-
-  update(data: SourceData): void {
-    this.#hash.update(bytesOf(data));
-  }
-
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.#hash.digest()));
-  }
-
-  reset(): void {
-    this.#hash = NodeSha256.#create(this.#secret);
-  }
-
-  static #create(secret: SourceData | undefined): Hash | Hmac {
-    return secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
-  }
-}
-
-function bytesOf(data: SourceData): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return Buffer.from(data);
 }

@@ -1,12 +1,11 @@
 /**
  * The MSK IAM token (lambdas/outbox-relay/msk-iam-token.ts) with fixed credentials and clock: its URL's
- * shape, as aws-msk-iam-sasl-signer-js makes it, and a signature checked against SigV4 computed here by
- * hand from the published algorithm
- * (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html), not through the signer.
+ * shape, as aws-msk-iam-sasl-signer-js makes it, and a signature checked against SigV4 computed by hand
+ * (test/support/sigv4.ts), not through the signer.
  */
-import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { mskIamToken, TOKEN_USER_AGENT } from '../../../lambdas/outbox-relay/msk-iam-token.js';
+import { expectedPresignSignature } from '../../support/sigv4.js';
 
 const SIGNING_DATE = new Date('2026-03-04T05:06:07.000Z');
 const CREDENTIALS = {
@@ -76,37 +75,5 @@ describe('mskIamToken', () => {
   });
 });
 
-/** SigV4 for a presigned GET with only `host` signed, from the URL's own query (less its signature and User-Agent). */
-function expectedSignature(url: URL): string {
-  const signed = [...url.searchParams.entries()].filter(
-    ([key]) => key !== 'X-Amz-Signature' && key !== 'User-Agent',
-  );
-  const uriEscape = (text: string) =>
-    encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  const canonicalQuery = signed
-    .map(([key, value]) => [uriEscape(key), uriEscape(value)] as const)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([key, value]) => `${key}=${value}`)
-    .join('&');
-  const emptyBodyHash = createHash('sha256').update('').digest('hex');
-  const canonicalRequest = ['GET', '/', canonicalQuery, `host:${url.host}`, '', 'host', emptyBodyHash].join(
-    '\n',
-  );
-  const amzDate = url.searchParams.get('X-Amz-Date') as string;
-  const [, date, region, service] = (url.searchParams.get('X-Amz-Credential') as string).split(
-    '/',
-  ) as string[];
-  const scope = `${date}/${region}/${service}/aws4_request`;
-  const stringToSign = [
-    'AWS4-HMAC-SHA256',
-    amzDate,
-    scope,
-    createHash('sha256').update(canonicalRequest).digest('hex'),
-  ].join('\n');
-  const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
-  let key = hmac(`AWS4${CREDENTIALS.secretAccessKey}`, date as string);
-  key = hmac(key, region as string);
-  key = hmac(key, service as string);
-  key = hmac(key, 'aws4_request');
-  return createHmac('sha256', key).update(stringToSign).digest('hex');
-}
+const expectedSignature = (url: URL): string =>
+  expectedPresignSignature(url, CREDENTIALS.secretAccessKey, ['User-Agent']);
