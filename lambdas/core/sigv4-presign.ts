@@ -2,7 +2,8 @@
  * What the IAM tokens this package signs have in common (the outbox relay's MSK token, the Redis store's
  * ElastiCache and MemoryDB token): credentials kept until they near their expiry, SHA-256 on node:crypto
  * for @smithy/signature-v4 (so no bundle carries @aws-crypto's hashing), and the presigned URL's query
- * written as the SDK's formatUrl writes it. docs/aws-facts.md#elasticache-iam-authentication
+ * written as the SDK's formatUrl writes it (docs/outbox.md#kafka-connection,
+ * docs/aws-facts.md#elasticache-iam-authentication).
  */
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 

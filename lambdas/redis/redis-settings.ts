@@ -1,9 +1,9 @@
 /**
  * How a consumer reaches its Redis or Valkey, described once: each setting's environment variable,
  * default and meaning; `redisInbox()` reads them at cold start, the KafkaConsumer construct sets them from
- * its `redis` prop (lib/redis-connection.ts), and docs/redis.md's table is written from this one (a test
- * compares them). No password travels in a variable: an IAM token signed per connection, or a Secrets
- * Manager secret (docs/redis.md#authentication); `url` is for servers here, whose URL names no secret.
+ * its `redis` prop (lib/redis-cache.ts), and docs/redis.md's table is written from this one (a test
+ * compares them). No cache's password travels in a variable: an IAM token signed per connection, or a
+ * Secrets Manager secret (docs/redis.md#authentication); `url` is for servers here.
  */
 import { ConfigError } from '../core/errors.js';
 import { readSettingsTable, type SettingDefinition, type SettingValue } from '../core/settings.js';
@@ -14,7 +14,8 @@ export const REDIS_SETTINGS = {
     kind: 'text',
     pattern: /^rediss?:\/\/[^\s]+$/,
     patternHint: 'must be redis://host:port (or rediss:// with TLS)',
-    meaning: 'the server as a URL (a server here, no login); otherwise REDIS_HOST and REDIS_PORT',
+    meaning:
+      'the server as a URL (a server here; a password, if any, in the URL); otherwise REDIS_HOST and REDIS_PORT',
   },
   host: { env: 'REDIS_HOST', kind: 'text', meaning: "the cache's endpoint (ElastiCache, MemoryDB)" },
   port: { env: 'REDIS_PORT', kind: 'integer', default: 6379, min: 1, max: 65_535, meaning: 'its port' },
@@ -97,7 +98,7 @@ export function readRedisSettings(
   const withAuth = `with ${variable('auth')}=${values.auth}`;
   if (values.url !== '' && values.auth !== 'none') {
     problems.push(
-      `${variable('url')} is for a server here, without a login: ${withAuth}, give ${variable('host')} and ${variable('port')} instead`,
+      `${variable('url')} is for a server here, its login (if any) in the URL: ${withAuth}, give ${variable('host')} and ${variable('port')} instead`,
     );
   } else if (values.url === '' && values.host === '') {
     problems.push(`${variable('host')} (or ${variable('url')}) is required`);

@@ -72,7 +72,7 @@ describe('readRedisSettings', () => {
         readRedisSettings({ url: 'redis://127.0.0.1:6379', auth: 'secret', secretArn: 'arn:secret' }, {}),
       ),
     ).toEqual([
-      'REDIS_URL is for a server here, without a login: with REDIS_AUTH=secret, give REDIS_HOST and REDIS_PORT instead',
+      'REDIS_URL is for a server here, its login (if any) in the URL: with REDIS_AUTH=secret, give REDIS_HOST and REDIS_PORT instead',
     ]);
   });
 });
