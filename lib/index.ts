@@ -4,7 +4,8 @@
  *   const consumer = new KafkaConsumer(stack, 'Payments', { consumerName, source, topic, consumerGroupId, inboxTable: inbox, entry });
  *   new ConsumerMonitoring(stack, 'Monitoring', { consumer, tables: { inbox: inbox.table } });
  * With the inbox in the team's Postgres database instead: `postgres: { database, vpc, databaseName, auth }`
- * in place of `inboxTable` (docs/deploy.md#with-postgres).
+ * in place of `inboxTable` (docs/deploy.md#with-postgres); in the team's Redis or Valkey cache, for a handler
+ * whose effects are calls: `redis: { cache, vpc, auth }` (docs/redis.md#deploying).
  * An effect that emits events (docs/outbox.md): `outbox` on the consumer, and one relay for the table:
  *   const outbox = new OutboxTable(stack, 'Outbox');
  *   const relay = new OutboxRelay(stack, 'Relay', { outbox, cluster: { clusterArn, bootstrapServers, vpc }, topics });
@@ -39,6 +40,11 @@ export {
   type PostgresInboxProps,
   type PostgresTls,
   type ProvisionedPollers,
+  type RedisAuth,
+  type RedisCache,
+  type RedisCacheKind,
+  RedisInboxConnection,
+  type RedisInboxProps,
   type RegistryCommon,
   type SchemaRegistry,
   type SchemaValidationAttribute,

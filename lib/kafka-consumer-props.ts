@@ -12,12 +12,13 @@ import {
   eventSourceOptionProblems,
   type ProvisionedPollers,
 } from './event-source-options.js';
+import { inboxProblems, storeVariables } from './inbox-choice.js';
 import type { InboxTable } from './inbox-table.js';
 import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
 import { type KafkaSource, validateSource } from './kafka-source.js';
 import type { OutboxTable } from './outbox-table.js';
-import { POSTGRES_VARIABLES, postgresProblems } from './postgres-database.js';
 import type { PostgresInboxProps } from './postgres-props.js';
+import type { RedisInboxProps } from './redis-props.js';
 
 export type HandlerLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
@@ -41,18 +42,27 @@ export interface KafkaConsumerProps extends EventSourceOptions {
   readonly consumerGroupId: string;
   /**
    * A DynamoDB inbox: the function gets PutItem, UpdateItem, DeleteItem and GetItem on it, nothing else.
-   * Give this or `postgres`, not both.
-   * @default - none: then `postgres` is required
+   * Give this, `postgres` or `redis`: one of them.
+   * @default - none: then `postgres` or `redis` is required
    */
   readonly inboxTable?: InboxTable;
   /**
    * An inbox in your existing Postgres database, for a handler created with `store: postgresInbox()`:
    * the function is placed in its VPC, let in on its port, granted one way to log in, given the
    * `POSTGRES_*` variables, and sent DELETE_EXPIRED_ROWS_EVENT on a schedule; no DynamoDB access.
-   * Give this or `inboxTable`, not both (docs/deploy.md#with-postgres).
-   * @default - none: then `inboxTable` is required
+   * Give this, `inboxTable` or `redis`: one of them (docs/deploy.md#with-postgres).
+   * @default - none: then `inboxTable` or `redis` is required
    */
   readonly postgres?: PostgresInboxProps;
+  /**
+   * An inbox in your existing Redis or Valkey cache (ElastiCache Serverless, node-based ElastiCache,
+   * MemoryDB), for a handler created with `store: redisInbox()`, whose effects are calls: the function is
+   * placed in the cache's VPC, let in on its port, granted one way to log in, and given the `REDIS_*`
+   * variables; no DynamoDB access. Give this, `inboxTable` or `postgres`: one of them
+   * (docs/redis.md#deploying).
+   * @default - none: then `inboxTable` or `postgres` is required
+   */
+  readonly redis?: RedisInboxProps;
   /**
    * The outbox the effect's emitted events are appended to, in the transaction of its inbox row
    * (docs/outbox.md): the function gets UpdateItem on it and `OUTBOX_TABLE_NAME`. With `inboxTable` only:
@@ -242,19 +252,7 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
       `consumerGroupId "${props.consumerGroupId}" must be 1-200 characters of a-z A-Z 0-9 - / * : _ + = . @`,
     );
   }
-  if ((props.inboxTable === undefined) === (props.postgres === undefined)) {
-    fail(
-      props.inboxTable === undefined
-        ? 'no inbox: give inboxTable (a DynamoDB InboxTable) or postgres (your Postgres database, with store: postgresInbox() in the handler)'
-        : 'both inboxTable and postgres are given: keep the one your handler uses (store: postgresInbox() is postgres)',
-    );
-  }
-  if (props.postgres !== undefined) problems.push(...postgresProblems(props.postgres));
-  if (props.outbox !== undefined && props.postgres !== undefined) {
-    fail(
-      "outbox is given with postgres: on Postgres the outbox lives in the consumer's schema (an OutboxTable is DynamoDB's); remove outbox, and publish the schema's outbox with PostgresOutboxRelay",
-    );
-  }
+  problems.push(...inboxProblems(props));
   problems.push(...validateSource(props.source));
   problems.push(...eventSourceOptionProblems(props, props.topic));
 
@@ -342,10 +340,7 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   ) {
     fail('startingPosition is AT_TIMESTAMP: also set startingPositionTimestamp (Unix seconds)');
   }
-  const reserved: readonly string[] = [
-    ...RESERVED_ENV,
-    ...(props.postgres === undefined ? [] : POSTGRES_VARIABLES),
-  ];
+  const reserved: readonly string[] = [...RESERVED_ENV, ...storeVariables(props)];
   const overridden = Object.keys(props.environment ?? {}).filter((key) => reserved.includes(key));
   if (overridden.length > 0) {
     fail(`environment sets ${overridden.join(', ')}: these come from the construct's props; remove them`);

@@ -22,6 +22,7 @@ import {
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
 import type { OutboxTable } from './outbox-table.js';
 import { PostgresInboxConnection } from './postgres-database.js';
+import { RedisInboxConnection } from './redis-cache.js';
 import { glueSchemasArn } from './schema-registry.js';
 import { handlerSettingsOf, settingsProblems } from './settings-prop.js';
 
@@ -37,6 +38,8 @@ export {
 } from './kafka-source.js';
 export { type PostgresConnectionLabels, PostgresInboxConnection } from './postgres-database.js';
 export type { PostgresAuth, PostgresDatabase, PostgresInboxProps, PostgresTls } from './postgres-props.js';
+export { RedisInboxConnection } from './redis-cache.js';
+export type { RedisAuth, RedisCache, RedisCacheKind, RedisInboxProps } from './redis-props.js';
 export type {
   ConfluentSchemaRegistry,
   EventRecordFormat,
@@ -61,12 +64,14 @@ const APPLICATION_LOG_LEVEL: Record<HandlerLogLevel, lambda.ApplicationLogLevel>
  */
 export class KafkaConsumer extends Construct {
   public readonly consumerName: string;
-  /** The DynamoDB inbox the consumer dedups with; undefined when the inbox is in Postgres. */
+  /** The DynamoDB inbox the consumer dedups with; undefined when the inbox is in Postgres or Redis. */
   public readonly inboxTable: InboxTable | undefined;
   /** The outbox the effect's events are appended to (docs/outbox.md); undefined without one. */
   public readonly outbox: OutboxTable | undefined;
-  /** The way into the Postgres database holding the inbox; undefined with a DynamoDB inbox. */
+  /** The way into the Postgres database holding the inbox; undefined with another inbox. */
   public readonly postgres: PostgresInboxConnection | undefined;
+  /** The way into the Redis cache holding the inbox; undefined with another inbox. */
+  public readonly redis: RedisInboxConnection | undefined;
   /** The topic it consumes. */
   public readonly topic: string;
   public readonly function: nodejs.NodejsFunction;
@@ -100,6 +105,11 @@ export class KafkaConsumer extends Construct {
         ? undefined
         : new PostgresInboxConnection(this, 'Postgres', props.postgres);
     this.postgres = postgres;
+    const redis =
+      props.redis === undefined ? undefined : new RedisInboxConnection(this, 'Redis', props.redis);
+    this.redis = redis;
+    // A store in the team's VPC puts the function there, behind a security group of the store's.
+    const network = postgres ?? redis;
     this.topic = props.topic;
     this.timeout = settings.timeout;
     const logLevel = props.logLevel ?? 'INFO';
@@ -128,14 +138,15 @@ export class KafkaConsumer extends Construct {
       applicationLogLevelV2: APPLICATION_LOG_LEVEL[logLevel],
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       tracing: props.tracing ?? lambda.Tracing.DISABLED,
-      ...(postgres === undefined
+      ...(network === undefined
         ? {}
-        : { vpc: postgres.vpc, vpcSubnets: postgres.vpcSubnets, securityGroups: [postgres.securityGroup] }),
+        : { vpc: network.vpc, vpcSubnets: network.vpcSubnets, securityGroups: [network.securityGroup] }),
       description: `Applies each ${props.topic} record once (inbox ${props.consumerName})`,
       environment: {
         ...props.environment,
         ...settingsEnvironment(handlerSettingsOf(props, settings)),
         ...postgres?.environment(),
+        ...redis?.environment(),
         POWERTOOLS_SERVICE_NAME: props.consumerName,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: logLevel,
@@ -147,6 +158,7 @@ export class KafkaConsumer extends Construct {
     props.inboxTable?.grantConsumerAccess(this.role);
     props.outbox?.grantAppend(this.role);
     postgres?.bind(this.function, this.role);
+    redis?.bind(this.role);
 
     this.failureDestination = props.onFailure ?? { kind: 's3' };
     // The bucket exists only for the S3 destination (the default): with another one it would stay empty.
@@ -256,6 +268,11 @@ export class KafkaConsumer extends Construct {
         ? []
         : [
             "The function runs in its database's VPC: Lambda creates, describes and deletes its ENIs with the function's role, DescribeNetworkInterfaces only on all resources (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html#configuration-vpc-permissions).",
+          ]),
+      ...(this.redis === undefined
+        ? []
+        : [
+            "The function runs in its cache's VPC: Lambda creates, describes and deletes its ENIs with the function's role, DescribeNetworkInterfaces only on all resources (https://docs.aws.amazon.com/lambda/latest/dg/configuration-vpc.html#configuration-vpc-permissions).",
           ]),
     ];
     if (networkReasons.length > 0 && policy) {

@@ -391,7 +391,7 @@ describe('KafkaConsumer inbox choice', () => {
     return [];
   };
 
-  it('refuses neither inboxTable nor postgres, in one line', () => {
+  it('refuses no inbox at all, in one line', () => {
     const problems = problemsOf(() => {
       const stack = new Stack(projectApp({ builtinCloudFormationValidation: false }), 'Neither');
       new KafkaConsumer(stack, 'Consumer', {
@@ -403,7 +403,7 @@ describe('KafkaConsumer inbox choice', () => {
       });
     });
     expect(problems).toEqual([
-      'no inbox: give inboxTable (a DynamoDB InboxTable) or postgres (your Postgres database, with store: postgresInbox() in the handler)',
+      'no inbox: give inboxTable (a DynamoDB InboxTable), postgres (your Postgres database, with store: postgresInbox() in the handler) or redis (your Redis cache, with store: redisInbox())',
     ]);
   });
 
