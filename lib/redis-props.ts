@@ -20,6 +20,7 @@ void KIND_MATCHES_SETTINGS;
 
 /** The cache the function connects to. */
 export interface RedisCache {
+  /** An ElastiCache Serverless cache, a node-based replication group, or a MemoryDB cluster. */
   readonly kind: RedisCacheKind;
   /**
    * The serverless cache's name, the replication group's id, or the MemoryDB cluster's name, as AWS keeps
