@@ -120,6 +120,9 @@ describe('redisConnection', () => {
       REDIS_PORT: '6380',
       REDIS_TLS: 'off',
       REDIS_CLUSTER: 'off',
+      // The login settings' defaults: no login, as the tool connected.
+      REDIS_AUTH: 'none',
+      REDIS_CACHE_KIND: 'serverless',
     });
     expect(variables.namedBy).toEqual({ REDIS_HOST: '$REDIS_HOST', REDIS_PORT: '$REDIS_PORT' });
     const named = redisOf(URL_FLAG, undefined, {});
