@@ -48,9 +48,9 @@ command is one request and one answer on it. The round trips swept, and what eac
 **What carries over to AWS**: commands and requests per record and refused per record, which are each store's
 protocol counted exactly (the same on ElastiCache, MemoryDB or a Valkey of one's own, and on DynamoDB); and
 ms/record where the modelled round trips dominate, as far as the model goes (every command one round trip, no
-jitter, no throttling, no failover). **What does not**: ms/record where the local servers' own time shows
-through a short hold (DynamoDB Local, a JVM, answers a single-item write in about a millisecond or more on this
-machine, so its rows at 2 ms are partly its own), client CPU (the SDK's signing and JSON against ioredis's
-RESP, on a Lambda function's CPU rather than this machine's), and connection set-up (TLS, authentication:
-a cold start's cost, not a record's).`;
+jitter, no throttling, no failover): on keys-1p and hot-1p, a record's 2 × rttMs. **What does not**: the rest
+of ms/record, wherever a one-partition row is above 2 × rttMs: the local servers' own time (DynamoDB Local is a
+JVM), the clients' CPU (the SDK's signing and JSON against ioredis's RESP, on this machine's cores rather than a
+Lambda function's) and the waits of a machine shared with other work; and connection set-up (TLS,
+authentication), a cold start's cost rather than a record's.`;
 }

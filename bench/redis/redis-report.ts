@@ -165,8 +165,9 @@ modelled round trips dominate, they are what the model says; where they do not, 
 
 Redis: \`${describeRedisNetworkModel()}\` (bench/redis/redis-network-model.ts, a wrapper around the client the
 store is given). DynamoDB: \`${describeNetworkModel()}\` (bench/network-model.ts): these contenders send only
-single-item requests, so rttMs each. Each answer is held until its round trip has passed since it was sent,
-to within microseconds (bench/measure/hold-until.ts), and answers in flight overlap. Redis is swept at
+single-item requests, so rttMs each. Each answer is held until its round trip has passed since it was sent
+(bench/measure/hold-until.ts: to within microseconds on an idle machine; on a loaded one a hold of a millisecond
+or more ends when the process is next given a core, later), and answers in flight overlap. Redis is swept at
 ${results.redisRttMs.join(', ')} ms and DynamoDB at ${results.dynamoDbRttMs.join(', ')} ms, as the section after the next argues.
 
 ms/record is the wall time of a scenario's invocations over its records (the inverse of records/s). On the
@@ -205,8 +206,8 @@ export function reading(rows: readonly ScenarioResult[]): string {
       ? ''
       : ` Where both ran at the same round trip, the same requests take ${shared
           .map(([redis, dynamoDb]) => `${ms(redis)} and ${ms(dynamoDb)} ms/record at ${redis.rttMs} ms`)
-          .join(', ')} (Redis, DynamoDB): what differs there is the local servers' and the clients' own time
-showing through the hold, not the protocol.`;
+          .join(', ')} (Redis, DynamoDB): the same protocol, so what differs there is the local servers',
+the clients' and this machine's own time showing through the hold.`;
   return `**Reading.** Requests per record are the same on both stores: a new record is a claim and a completion
 (new-4p: ${redisNew.requestsPerRecord.toFixed(3)} commands on Redis, ${dynamoDbNew.requestsPerRecord.toFixed(3)} requests on DynamoDB), a redelivered one a claim alone, refused because
 the completed row is there (redelivery-4p: ${redisAgain.requestsPerRecord.toFixed(3)} and ${dynamoDbAgain.requestsPerRecord.toFixed(3)}, refused ${redisAgain.refusedPerRecord.toFixed(3)} and ${dynamoDbAgain.refusedPerRecord.toFixed(3)}); an in-batch copy
