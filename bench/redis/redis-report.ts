@@ -155,7 +155,7 @@ Contenders:
 - \`${DYNAMODB_SIDE_EFFECT.name}\`: ${DYNAMODB_SIDE_EFFECT.description}.
 
 Produced by \`${command}\` in ${results.wallSeconds.toFixed(0)} s on ${results.server} (Debian's, in memory, nothing
-saved) and DynamoDB Local; ${runs} per store, scenario and rttMs (median; each run's figures are in
+saved) and DynamoDB Local; ${runs} per store, scenario and rttMs (median; the runs' min and max are in
 docs/benchmarks-redis.json). ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB; Node.js ${machine.node}. Load average (1 min)
 when the measured runs began: ${results.loadAverage.before.toFixed(2)}; when they ended: ${results.loadAverage.after.toFixed(2)}. **These wall-clock figures
 were taken on a shared ${machine.cores}-CPU machine** (both servers, the bench and other work on the same cores): where the
