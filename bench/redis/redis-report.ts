@@ -168,7 +168,7 @@ store is given). DynamoDB: \`${describeNetworkModel()}\` (bench/network-model.ts
 single-item requests, so rttMs each. Each answer is held until its round trip has passed since it was sent
 (bench/measure/hold-until.ts: to within microseconds on an idle machine; on a loaded one a hold of a millisecond
 or more ends when the process is next given a core, later), and answers in flight overlap. Redis is swept at
-${results.redisRttMs.join(', ')} ms and DynamoDB at ${results.dynamoDbRttMs.join(', ')} ms, as the section after the next argues.
+${results.redisRttMs.join(', ')} ms and DynamoDB at ${results.dynamoDbRttMs.join(', ')} ms, as the next section argues.
 
 ms/record is the wall time of a scenario's invocations over its records (the inverse of records/s). On the
 4-partition scenarios four partitions wait at once, so it is about a quarter of what a record waits; on
