@@ -7,7 +7,10 @@ import type { BenchResults, ScenarioResult } from './results.js';
 export interface BenchRow {
   readonly scenario: string;
   readonly contender: string;
-  /** `dynamodb` (DynamoDB Local) or `postgres` (the server bench/postgres/bench-postgres.ts started). */
+  /**
+   * `dynamodb` (DynamoDB Local), `postgres` (the server bench/postgres/bench-postgres.ts started) or `redis`
+   * (the redis-server bench/redis/run-redis-bench.ts started).
+   */
   readonly store: StoreName;
   /** The modelled base round trip in ms (bench/network-model.ts); 0 for none: DynamoDB Local as it answers. */
   readonly rttMs: number;
@@ -15,7 +18,7 @@ export interface BenchRow {
   readonly recordsPerSecond: number;
   readonly recordsPerSecondMin: number;
   readonly recordsPerSecondMax: number;
-  /** DynamoDB requests, or Postgres statements, per record. */
+  /** DynamoDB requests, Postgres statements or Redis commands per record. */
   readonly requestsPerRecord: number;
   /** DynamoDB transactions, or Postgres transactions (BEGINs), per record. */
   readonly transactionsPerRecord: number;

@@ -35,6 +35,7 @@ import {
   writePostgresJson,
 } from './postgres/postgres-report.js';
 import { runPostgresBench } from './postgres/run-postgres-bench.js';
+import { redisMain, redisSectionFor } from './redis/redis-main.js';
 import { writeReport } from './report.js';
 import { aggregate, type BenchResults, compareAblation, type RunMeasurement } from './results.js';
 import { buildSequences, orderWorkload, rotate, warmUpSequence } from './scenarios.js';
@@ -47,11 +48,11 @@ const USAGE =
   'npm run bench -- [--runs N (default 5)] [--rtt MS,MS,... (default ' +
   DEFAULT_RTT +
   '; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default 20)] [--out DIR (default docs)]' +
-  ' [--store all|dynamodb|postgres (default all; postgres: only the Postgres contenders, rewriting only their section)]' +
+  " [--store all|dynamodb|postgres|redis (default all; postgres, redis: only that store's contenders, rewriting only their section)]" +
   ' [--outbox (only inbox-tx beside inbox-tx-emit and the relay, rewriting only their section)]';
 
-/** Which contenders run: `postgres` and `dynamodb` leave the other store's section of the page as it was. */
-const STORES = ['all', 'dynamodb', 'postgres'] as const;
+/** Which contenders run: `postgres`, `redis` and `dynamodb` leave the other stores' sections of the page as they were. */
+const STORES = ['all', 'dynamodb', 'postgres', 'redis'] as const;
 type StoreChoice = (typeof STORES)[number];
 
 /** Git-ignored scratch space: bundles, the big event file. */
@@ -103,6 +104,18 @@ runCli({
       return 0;
     }
     const postgresOptions = { runs, fewerRuns: ablationRuns, rttSweepMs, sweepRuns, progress };
+    // Without --rtt, Redis and DynamoDB are each swept at their own round trips (bench/redis/run-redis-bench.ts).
+    const redisOptions = {
+      out,
+      runs,
+      rttSweepMs: args.rtt === undefined ? undefined : rttSweepMs,
+      command,
+      progress,
+    };
+    if (store === 'redis') {
+      await redisMain(redisOptions);
+      return 0;
+    }
     if (store === 'postgres') {
       const postgres = await runPostgresBench(postgresOptions);
       await mkdir(out, { recursive: true });
@@ -248,6 +261,10 @@ runCli({
         runs,
         wallSeconds: (performance.now() - startedMs) / 1000,
       };
+      const redisSection = await redisSectionFor(store === 'all', {
+        ...redisOptions,
+        dynamoDbEndpoint: dynamoDb.endpoint,
+      });
       // Beside the DynamoDB figures, or the section the last Postgres run wrote, kept as it was.
       const postgres = store === 'all' ? await runPostgresBench(postgresOptions) : undefined;
       if (postgres) await writePostgresJson(out, postgres);
@@ -256,6 +273,7 @@ runCli({
         postgresSection: postgres
           ? postgresSection({ results: postgres, machine: describeMachine(), command })
           : await existingPostgresSection(out),
+        redisSection,
         outboxSection: await existingOutboxSection(out),
         machine: describeMachine(),
         settings:

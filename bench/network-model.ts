@@ -1,7 +1,8 @@
 /**
  * The network the bench puts between each contender and DynamoDB Local: a middleware in the contender's SDK
  * client holds every response until the request's modelled round trip has passed since it was sent, then
- * lets the SDK read it. The hold is a timer, so requests in flight overlap as they do on a real network.
+ * lets the SDK read it. Each hold is its own wait (bench/measure/hold-until.ts), so requests in flight overlap
+ * as they do on a real network.
  *
  * A round trip is the base (the swept `rttMs`: a single-item request, Lambda to DynamoDB in one region) plus,
  * for a transaction, a fixed cost of its own and a term per action, and for a batch request a term per item.
@@ -10,6 +11,7 @@
  * rather than added to it.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { holdUntil } from './measure/hold-until.js';
 
 /** Base round trips swept beside 0 (no middleware) unless `--rtt` says otherwise. */
 export const DEFAULT_RTT_SWEEP_MS: readonly number[] = [2, 5, 10, 20];
@@ -67,8 +69,7 @@ export function attachNetworkModel(client: DynamoDBClient, baseMs: number): void
     (next) => async (args) => {
       const sent = performance.now();
       const response = await next(args);
-      const remaining = modelledRoundTripMs(baseMs, args.input) - (performance.now() - sent);
-      if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
+      await holdUntil(sent + modelledRoundTripMs(baseMs, args.input));
       return response;
     },
     { step: 'deserialize', name: 'benchModelledRoundTrip', priority: 'low' },

@@ -11,14 +11,14 @@ import type { ScenarioName } from './scenarios.js';
 export interface ScenarioResult {
   readonly scenario: ScenarioName;
   readonly contender: string;
-  /** Where the inbox and the effect's writes lived: DynamoDB Local or the bench's Postgres. */
+  /** Where the inbox (and the effect's writes, if any) lived: DynamoDB Local, or the bench's Postgres or Redis. */
   readonly store: StoreName;
   /** The modelled base round trip; 0 for none. */
   readonly rttMs: number;
   /** Records of one run of the scenario (the sweep runs prefixes: bench/scenarios.ts). */
   readonly records: number;
   readonly recordsPerSecond: Spread;
-  /** DynamoDB requests, or Postgres statements (each a round trip), per record. */
+  /** DynamoDB requests, Postgres statements or Redis commands (each a round trip), per record. */
   readonly requestsPerRecord: number;
   /** DynamoDB transactions (TransactWriteItems, TransactGetItems), or Postgres BEGINs, per record. */
   readonly transactionsPerRecord: number;

@@ -44,19 +44,10 @@ export function inboxContender(options: InboxContenderOptions): Contender {
     ...(options.paymentsTopic === undefined ? {} : { outboxTableName: outboxOf(tables) }),
     ...options.settings,
   });
-  // What the Lambda entry reads for the same settings.
-  const deployed = inboxConfigFrom(
-    readHandlerSettings({
-      INBOX_TABLE_NAME: '-',
-      CONSUMER_NAME: BENCH_CONSUMER,
-      ...settingsEnvironment(options.settings ?? {}),
-    }).settings,
-  );
   return {
     name: options.name,
     description: options.description,
-    // What the Lambda entry (handler.ts) builds for the same variables.
-    clientConfig: (options.clientOverrides ?? ((config) => config))(dynamoDbClientConfig(deployed)),
+    clientConfig: (options.clientOverrides ?? ((config) => config))(deployedClientConfig(options.settings)),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
       const consumer = orderConsumer(
         tables.app,
@@ -76,6 +67,18 @@ export function inboxContender(options: InboxContenderOptions): Contender {
       return { invoke: (event, context) => handler(event, context) };
     },
   };
+}
+
+/** The DynamoDB client the Lambda entry (handler.ts) builds for the same settings (retries, timeouts, pool). */
+export function deployedClientConfig(settings: Partial<HandlerSettings> = {}): DynamoDBClientConfig {
+  const deployed = inboxConfigFrom(
+    readHandlerSettings({
+      INBOX_TABLE_NAME: '-',
+      CONSUMER_NAME: BENCH_CONSUMER,
+      ...settingsEnvironment(settings),
+    }).settings,
+  );
+  return dynamoDbClientConfig(deployed);
 }
 
 function outboxOf(tables: BenchTables): string {

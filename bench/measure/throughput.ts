@@ -15,14 +15,17 @@ import type { ScenarioName, Sequence } from '../scenarios.js';
 import { RequestCounter, type RequestTally } from './request-counter.js';
 import { createBenchTables, deleteBenchTables, readBalances } from './tables.js';
 
-/** Where the inbox (and the effect's writes) lived. */
-export type StoreName = 'dynamodb' | 'postgres';
+/** Where the inbox (and the effect's writes, if any) lived. */
+export type StoreName = 'dynamodb' | 'postgres' | 'redis';
 
 export interface DeliveryMeasurement {
   readonly contender: string;
   readonly store: StoreName;
   readonly scenario: ScenarioName;
-  /** The modelled base round trip (bench/network-model.ts, bench/postgres/postgres-network-model.ts); 0 for none. */
+  /**
+   * The modelled base round trip (bench/network-model.ts, bench/postgres/postgres-network-model.ts,
+   * bench/redis/redis-network-model.ts); 0 for none.
+   */
   readonly rttMs: number;
   readonly records: number;
   /** Wall time of the delivery's invocations, summed. */

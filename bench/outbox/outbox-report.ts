@@ -2,31 +2,23 @@
  * The "Emitting through the outbox" section of docs/benchmarks.md: written by `npm run bench -- --outbox`
  * between its markers, kept as it stands by the other runs (bench/report.ts).
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { MachineDescription } from '../machine.js';
 import { describeNetworkModel } from '../network-model.js';
+import { existingSection, type SectionMarkers, withSection } from '../page-section.js';
 import { RELAY_BATCH_SIZE } from './relay-drain.js';
 import type { OutboxBenchResults, OutboxRow } from './run-outbox-bench.js';
 
 export const OUTBOX_SECTION_START = '<!-- outbox section: npm run bench -- --outbox rewrites it -->';
 export const OUTBOX_SECTION_END = '<!-- end of outbox section -->';
+const OUTBOX_SECTION: SectionMarkers = { start: OUTBOX_SECTION_START, end: OUTBOX_SECTION_END };
 
-export async function existingOutboxSection(directory: string): Promise<string | undefined> {
-  const page = await readFile(join(directory, 'benchmarks.md'), 'utf8').catch(() => undefined);
-  const start = page?.indexOf(OUTBOX_SECTION_START) ?? -1;
-  const end = page?.indexOf(OUTBOX_SECTION_END) ?? -1;
-  if (page === undefined || start < 0 || end < start) return undefined;
-  return page.slice(start, end + OUTBOX_SECTION_END.length);
+export function existingOutboxSection(directory: string): Promise<string | undefined> {
+  return existingSection(directory, OUTBOX_SECTION);
 }
 
 /** The page with its outbox section replaced, or added at its end. */
 export function withOutboxSection(page: string | undefined, section: string): string {
-  if (page === undefined) return `# Benchmarks\n\n${section}\n`;
-  const start = page.indexOf(OUTBOX_SECTION_START);
-  const end = page.indexOf(OUTBOX_SECTION_END);
-  if (start < 0 || end < start) return `${page.trimEnd()}\n\n${section}\n`;
-  return page.slice(0, start) + section + page.slice(end + OUTBOX_SECTION_END.length);
+  return withSection(page, section, OUTBOX_SECTION);
 }
 
 export function outboxTable(rows: readonly OutboxRow[]): string {

@@ -11,6 +11,7 @@
  */
 import type { PoolClient } from 'pg';
 import type { ConnectionSource } from '../../lambdas/postgres/connection.js';
+import { holdUntil } from '../measure/hold-until.js';
 import type { StatementCounter } from '../measure/statement-counter.js';
 
 /** What the page and the progress output say the model is; rttMs is the swept base. */
@@ -75,15 +76,4 @@ export function modelledQuery(
 
 function isPromise(value: unknown): value is Promise<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
-/** A timer can fire a fraction of a millisecond early by performance.now(): wait again until it has passed. */
-async function holdUntil(deadlineMs: number): Promise<void> {
-  for (
-    let remaining = deadlineMs - performance.now();
-    remaining > 0;
-    remaining = deadlineMs - performance.now()
-  ) {
-    await new Promise((resolve) => setTimeout(resolve, remaining));
-  }
 }

@@ -3,12 +3,13 @@
  * `npm run bench -- --store postgres` can replace it alone, leaving the DynamoDB figures of the last full run
  * as they are, and `--store dynamodb` can keep it.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HANDLER_SETTINGS } from '../../lambdas/core/settings.js';
 import { type BenchRow, formatJson, round, toRow } from '../bench-json.js';
 import { POSTGRES_CONTENDERS } from '../contenders/index.js';
 import type { MachineDescription } from '../machine.js';
+import { existingSection, type SectionMarkers, withSection } from '../page-section.js';
 import type { ScenarioResult } from '../results.js';
 import { SCENARIO_NAMES, SWEEP_RECORDS_PER_PARTITION } from '../scenarios.js';
 import { postgresModelSources } from './postgres-model-sources.js';
@@ -18,6 +19,7 @@ import type { PostgresBenchResults } from './run-postgres-bench.js';
 export const POSTGRES_SECTION_START =
   '<!-- postgres section: npm run bench -- --store postgres rewrites it -->';
 export const POSTGRES_SECTION_END = '<!-- end of postgres section -->';
+const POSTGRES_SECTION: SectionMarkers = { start: POSTGRES_SECTION_START, end: POSTGRES_SECTION_END };
 export const POSTGRES_JSON_FILE = 'benchmarks-postgres.json';
 
 /** The base round trip the Postgres figures are read at: Lambda, RDS Proxy and the Aurora writer in one AZ. */
@@ -41,21 +43,13 @@ export async function writePostgresJson(directory: string, results: PostgresBenc
 }
 
 /** The section of the page as it stands, markers included, or undefined when it has none. */
-export async function existingPostgresSection(directory: string): Promise<string | undefined> {
-  const page = await readFile(join(directory, 'benchmarks.md'), 'utf8').catch(() => undefined);
-  const start = page?.indexOf(POSTGRES_SECTION_START) ?? -1;
-  const end = page?.indexOf(POSTGRES_SECTION_END) ?? -1;
-  if (page === undefined || start < 0 || end < start) return undefined;
-  return page.slice(start, end + POSTGRES_SECTION_END.length);
+export function existingPostgresSection(directory: string): Promise<string | undefined> {
+  return existingSection(directory, POSTGRES_SECTION);
 }
 
 /** The page with its Postgres section replaced, or added at its end; a page of its own when there is none. */
 export function withPostgresSection(page: string | undefined, section: string): string {
-  if (page === undefined) return `# Benchmarks\n\n${section}\n`;
-  const start = page.indexOf(POSTGRES_SECTION_START);
-  const end = page.indexOf(POSTGRES_SECTION_END);
-  if (start < 0 || end < start) return `${page.trimEnd()}\n\n${section}\n`;
-  return page.slice(0, start) + section + page.slice(end + POSTGRES_SECTION_END.length);
+  return withSection(page, section, POSTGRES_SECTION);
 }
 
 export interface PostgresSectionInput {
