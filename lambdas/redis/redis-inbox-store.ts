@@ -63,8 +63,8 @@ const TRANSACTIONAL_NEEDS_DATABASE: CommitResult = {
   message: REDIS_CANNOT_COMMIT,
 };
 
-/** The row as the scripts store it (redis-scripts.ts). */
-interface StoredRow {
+/** The row as the scripts store it (redis-scripts.ts); the soak reads it too (local/soak/redis-soak-store.ts). */
+export interface StoredRow {
   readonly s: DedupRow['status'];
   readonly h: string;
   readonly src: string;

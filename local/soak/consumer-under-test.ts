@@ -2,13 +2,16 @@
  * The consumer under test: the orders consumer's handler chain exactly as its Lambda entry builds it once
  * per container (createInboxConsumer, here through createObservedInboxConsumer for the soak's clock and
  * outcomes), on the store under test (soak-store.ts: DynamoDB with its `transact` effect, Postgres with its
- * `sql` effect), in transactional mode as deployed, and in side-effect mode with an effect that calls a
- * recording fake of an external service (external-ledger.ts).
+ * `sql` effect, Redis in side-effect mode only), in transactional mode as deployed, and in side-effect mode
+ * with an effect that calls a recording fake of an external service (external-ledger.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-consumer.js';
-import type { EffectPlan } from '../../lambdas/core/effect.js';
+import {
+  createObservedInboxConsumer,
+  type InboxConsumerHooks,
+} from '../../lambdas/core/create-inbox-consumer.js';
+import type { EffectPlan, SideEffectPlan } from '../../lambdas/core/effect.js';
 import type { InboxEffectInput } from '../../lambdas/core/index.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
@@ -49,26 +52,39 @@ function settings(state: RunState): Partial<HandlerSettings> {
  */
 export function newContainer(state: RunState): Container {
   const container = state.store.container(state.workload.consumer, state.schedule.partitionConcurrency);
-  const { consumer } = container;
-  const handler = createObservedInboxConsumer(
-    {
-      ...consumer,
-      ...(state.schedule.mode === 'side-effect' ? { effect: sideEffect(state.ledger, consumer.effect) } : {}),
-      ...(state.outbox ? { effect: emitting(state, consumer.effect) } : {}),
-      settings: {
-        ...container.settings,
-        ...settings(state),
-        ...(state.outbox ? { outboxTableName: state.outbox.run.tableName } : {}),
-      },
-      ...container.storeOptions,
-      logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
-      metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
+  const { consumer, storeOptions } = container;
+  const common = {
+    schema: consumer.schema,
+    skip: consumer.skip,
+    settings: {
+      ...container.settings,
+      ...settings(state),
+      ...(state.outbox ? { outboxTableName: state.outbox.run.tableName } : {}),
     },
-    {
-      clock: attemptClock(state.time),
-      observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
-    },
-  );
+    logger: new Logger({ serviceName: state.workload.consumer, logLevel: 'SILENT' }),
+    metrics: new Metrics({ namespace: 'MskInboxSoak', serviceName: state.workload.consumer }),
+  };
+  const hooks = {
+    clock: attemptClock(state.time),
+    observe: { batchProcessed: (_summary, outcomes) => observe(state, outcomes) },
+  } satisfies InboxConsumerHooks;
+  let handler: Invoke;
+  if ('sideEffectStore' in storeOptions) {
+    // store-faults.ts#STORE_MODES draws only side-effect schedules for such a store.
+    if (state.schedule.mode !== 'side-effect')
+      throw new Error('a side-effect store runs side-effect schedules');
+    handler = createObservedInboxConsumer(
+      { ...common, store: storeOptions.sideEffectStore, effect: sideEffect(state.ledger, consumer.effect) },
+      hooks,
+    );
+  } else {
+    const effect = state.outbox
+      ? emitting(state, consumer.effect)
+      : state.schedule.mode === 'side-effect'
+        ? sideEffect(state.ledger, consumer.effect)
+        : consumer.effect;
+    handler = createObservedInboxConsumer({ ...common, ...storeOptions, effect }, hooks);
+  }
   const retire = () => container.retire();
   if (state.mutation === 'ack-everything') {
     return {
@@ -85,7 +101,7 @@ export function newContainer(state: RunState): Container {
 /** Side-effect mode: claim → call the external service → complete, fenced by the lease. */
 function sideEffect(ledger: ExternalLedger, transactional: OrderConsumer['effect']) {
   // Same validation and rejections as the sample service; only the effect moves outside DynamoDB.
-  return async (input: InboxEffectInput<OrderPlaced>): Promise<EffectPlan> => {
+  return async (input: InboxEffectInput<OrderPlaced>): Promise<SideEffectPlan> => {
     const plan = await transactional(input);
     // The store's transactional plan (DynamoDB writes or SQL) becomes the external call.
     if (plan.kind !== 'transact' && plan.kind !== 'sql') return plan;

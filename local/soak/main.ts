@@ -1,20 +1,24 @@
 /**
- * `npm run soak -- --schedules N [--store dynamodb|postgres] [--poison P] [--seed S] [--concurrency C]
+ * `npm run soak -- --schedules N [--store dynamodb|postgres|redis] [--poison P] [--seed S] [--concurrency C]
  *   [--endpoint URL | --url URL]` runs N random fault schedules (seeds S, S+1, …) against the store
  *   (DynamoDB Local by default), then P hostile batches (each delivered twice: local/poison/poison-promise.ts;
- *   default N / 20), and prints the figures and a line `violations: <count>`; the exit code is 1 when the
- *   count is not 0.
- * `npm run soak -- [--store postgres] --seed S` replays one schedule with a step-by-step trace.
+ *   default N / 20; none on Redis), and prints the figures and a line `violations: <count>`; the exit code
+ *   is 1 when the count is not 0.
+ * `npm run soak -- [--store postgres|redis] --seed S` replays one schedule with a step-by-step trace.
  * `--outbox` (DynamoDB only): the consumer emits events and a relay publishes them, with its own faults
  *   (local/soak/outbox-schedule.ts, docs/fault-tolerance.md#outbox-schedules); add it to a replay too.
+ * `--store redis` runs the side-effect schedules only (Redis cannot commit a database's writes:
+ *   store-faults.ts#STORE_MODES), and its own redis-server restarts under them (docs/redis.md).
  *
  * Without --endpoint it starts its own DynamoDB Local (in memory); with --store postgres and no --url,
- * Debian's postgresql where installed, else PGlite (soak-targets.ts); either is stopped at the end.
+ * Debian's postgresql where installed, else PGlite; with --store redis and no --url, a durable
+ * redis-server (soak-targets.ts); each is stopped at the end.
  */
 import { randomUUID } from 'node:crypto';
 import { nonNegativeIntegerFlag, parseFlags, positiveIntegerFlag } from '../../operator/cli/parse-flags.js';
 import { runCli } from '../../operator/cli/run-cli.js';
 import { UserError } from '../../operator/cli/user-error.js';
+import { INSTALL_REDIS } from '../redis/redis-server.js';
 import type { SoakStoreKind } from './schedule.js';
 
 // Before the SDK and Powertools load: no Node 20 notice, no EMF or logs on stdout.
@@ -23,12 +27,15 @@ process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
 
 const USAGE = [
-  'usage: npm run soak -- --schedules N [--store dynamodb|postgres] [--poison P] [--seed S] [--concurrency C]',
-  '                      [--endpoint URL (DynamoDB Local) | --url URL (Postgres)] [--outbox] [--verbose]',
-  '       npm run soak -- [--store postgres] [--outbox] --seed S   (replay one schedule with a trace)',
+  'usage: npm run soak -- --schedules N [--store dynamodb|postgres|redis] [--poison P] [--seed S] [--concurrency C]',
+  '                      [--endpoint URL (DynamoDB Local) | --url URL (Postgres, Redis)] [--outbox] [--verbose]',
+  '       npm run soak -- [--store postgres|redis] [--outbox] --seed S   (replay one schedule with a trace)',
+  '  --store redis: the side-effect schedules only (Redis cannot commit a database write), no --poison or',
+  '  --outbox; without --url its own redis-server, which the schedules crash and restart (redis-server:',
+  `  ${INSTALL_REDIS})`,
 ].join('\n');
 
-const STORES: readonly SoakStoreKind[] = ['dynamodb', 'postgres'];
+const STORES: readonly SoakStoreKind[] = ['dynamodb', 'postgres', 'redis'];
 
 runCli({
   name: 'npm run soak',
@@ -66,32 +73,41 @@ runCli({
     }
     if (store === 'dynamodb' && flag('url') !== undefined) {
       throw new UserError(
-        '--url is the Postgres server: add --store postgres, or give DynamoDB Local as --endpoint',
+        '--url is the Postgres or Redis server: add --store postgres or --store redis, or give DynamoDB Local as --endpoint',
       );
     }
-    if (store === 'postgres' && flag('endpoint') !== undefined) {
-      throw new UserError('--endpoint is DynamoDB Local: with --store postgres give the server as --url');
+    if (store !== 'dynamodb' && flag('endpoint') !== undefined) {
+      throw new UserError(`--endpoint is DynamoDB Local: with --store ${store} give the server as --url`);
     }
     const outbox = values.outbox === true;
     if (outbox && store !== 'dynamodb') {
-      throw new UserError('--outbox runs on DynamoDB Local only: drop --store postgres');
+      throw new UserError(`--outbox runs on DynamoDB Local only: drop --store ${store}`);
     }
-    const poisonBatches = replay
-      ? 0
-      : nonNegativeIntegerFlag('poison', flag('poison'), Math.ceil(count / 20));
+    if (store === 'redis' && flag('poison') !== undefined) {
+      throw new UserError(
+        '--poison runs on DynamoDB Local and Postgres: the hostile batches are transactional, which Redis cannot commit',
+      );
+    }
+    const poisonBatches =
+      replay || store === 'redis'
+        ? 0
+        : nonNegativeIntegerFlag('poison', flag('poison'), Math.ceil(count / 20));
     const seeds = Array.from({ length: count }, (_, i) => ((firstSeed - 1 + i) % 2_147_483_647) + 1);
 
     const { formatSummary, runSoak, summarize } = await import('./soak.js');
     const { scheduleFromSeed } = await import('./schedule.js');
     const { formatOutboxSummary, summarizeOutbox } = await import('./outbox-summary.js');
     const { formatPoisonSoak, runPoisonSoak } = await import('../poison/poison-soak.js');
-    const { openDynamoDbTarget, openPostgresTarget } = await import('./soak-targets.js');
+    const { openDynamoDbTarget, openPostgresTarget, openRedisTarget } = await import('./soak-targets.js');
+    const { formatServerRestarts } = await import('./redis-server-restarts.js');
 
     const runId = randomUUID().slice(0, 8);
     const opened =
       store === 'postgres'
         ? await openPostgresTarget(flag('url'), runId)
-        : await openDynamoDbTarget(flag('endpoint'), runId);
+        : store === 'redis'
+          ? await openRedisTarget(flag('url'), runId)
+          : await openDynamoDbTarget(flag('endpoint'), runId);
     const concurrency = positiveIntegerFlag('concurrency', flag('concurrency'), opened.concurrency);
     const { target } = opened;
     try {
@@ -123,8 +139,13 @@ runCli({
       const summary = summarize(results);
       console.log(formatSummary(summary, store, outbox));
       if (outbox) console.log(formatOutboxSummary(summarizeOutbox(results)));
+      let restartFailures = 0;
+      if (target.store === 'redis' && target.restarts) {
+        console.log(formatServerRestarts(target.restarts));
+        restartFailures = target.restarts.failures.length;
+      }
       let poisonViolations = 0;
-      if (poisonBatches > 0) {
+      if (poisonBatches > 0 && opened.poison) {
         const poison = await runPoisonSoak({
           store: opened.poison,
           batches: poisonBatches,
@@ -139,7 +160,7 @@ runCli({
         poisonViolations = poison.violations.length;
       }
       console.log(`wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      return summary.violations.length + poisonViolations > 0 ? 1 : 0;
+      return summary.violations.length + poisonViolations + restartFailures > 0 ? 1 : 0;
     } finally {
       await opened.close();
     }

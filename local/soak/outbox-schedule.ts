@@ -9,7 +9,7 @@ import { type OutboxPlan, outboxPlanFromSeed } from './outbox-plan.js';
 import { type OutboxFigures, OutboxRun, type RelayHooks } from './outbox-relay-run.js';
 import type { RunState } from './run-state.js';
 import type { Schedule } from './schedule.js';
-import { type SoakTarget, storeOf } from './schedule-result.js';
+import type { SoakTarget } from './schedule-result.js';
 
 export interface OpenedOutbox {
   readonly consumer: string;
@@ -27,8 +27,10 @@ export async function openOutbox(
   target: SoakTarget,
   runId: string,
 ): Promise<OpenedOutbox> {
-  if (target.store === 'postgres' || storeOf(target) !== 'dynamodb') {
-    throw new Error('outbox schedules run on DynamoDB only (the Postgres relay is not under the soak)');
+  if (target.store === 'postgres' || target.store === 'redis') {
+    throw new Error(
+      'outbox schedules run on DynamoDB only (the Postgres relay is not under the soak; Redis has no outbox)',
+    );
   }
   const consumer = `soak-${runId}-${schedule.seed}-o${outboxRuns++}`;
   const plan = outboxPlanFromSeed(schedule.seed, schedule.events.length);

@@ -81,6 +81,12 @@ export interface AttemptPlan {
   /** The store unreachable for the whole invocation. */
   readonly outage: boolean;
   readonly external?: { readonly kind: ExternalFaultKind; readonly nth: number };
+  /**
+   * Redis only: the server is killed and started again (its append-only file fsynced before each answer,
+   * so every acknowledged write survives) as the attempt's `atCommand`th command goes out; that command and
+   * every other in flight on the server meet the crash (redis-fault-injection.ts).
+   */
+  readonly serverRestart?: { readonly atCommand: number };
 }
 
 /**

@@ -1,7 +1,9 @@
 /** What one schedule run reports: its violations, the faults that fired and its figures (types only). */
+import type { Redis } from 'ioredis';
 import type { OutcomeStatus } from '../../lambdas/core/outcome.js';
 import type { OutboxFigures } from './outbox-relay-run.js';
 import type { PostgresConnections } from './postgres-connections.js';
+import type { ServerRestarts } from './redis-server-restarts.js';
 import type { Schedule, SoakStoreKind } from './schedule.js';
 
 /** DynamoDB Local, with the inbox and the sample's tables every schedule shares. */
@@ -24,7 +26,18 @@ export interface PostgresSoakTarget {
   readonly faultSchema: string;
 }
 
-export type SoakTarget = DynamoDbSoakTarget | PostgresSoakTarget;
+/** A Redis server every schedule shares, each schedule's keys under its own consumer name. */
+export interface RedisSoakTarget {
+  readonly store: 'redis';
+  /** `redis://host:port`: each execution environment connects its own client there. */
+  readonly url: string;
+  /** The soak's own client, without faults: it seeds rows, reads the end state, and waits out a restart. */
+  readonly harness: Redis;
+  /** Restarts of the server, when the soak started it (a server at --url is not the soak's to restart). */
+  readonly restarts?: ServerRestarts;
+}
+
+export type SoakTarget = DynamoDbSoakTarget | PostgresSoakTarget | RedisSoakTarget;
 
 export function storeOf(target: SoakTarget): SoakStoreKind {
   return target.store ?? 'dynamodb';

@@ -1,5 +1,5 @@
 /**
- * Runs one fault schedule against the store under test (DynamoDB Local or Postgres) and checks the
+ * Runs one fault schedule against the store under test (DynamoDB Local, Postgres or Redis) and checks the
  * promise: no double effect, nothing lost.
  *
  * The consumer under test is the real code (consumer-under-test.ts); the log is the ESM emulator's
@@ -17,6 +17,7 @@ import { InvocationChecks } from './invocation-checks.js';
 import { Journal, Sequence } from './journal.js';
 import { checkOutbox, type OpenedOutbox, openOutbox } from './outbox-schedule.js';
 import { postgresSoakStore } from './postgres-soak-store.js';
+import { redisSoakStore } from './redis-soak-store.js';
 import { Recorder, type RunState } from './run-state.js';
 import { EPOCH_MS, type RecordSpec, type Schedule } from './schedule.js';
 import type { ScheduleResult, SoakTarget, WindowCause } from './schedule-result.js';
@@ -106,7 +107,12 @@ function newRunState(
 }
 
 function consumerName(schedule: Schedule, runId: string): string {
-  return `soak-${runId}-${schedule.seed}-${scheduleRuns++}`;
+  return `${consumerNamePrefix(runId)}${schedule.seed}-${scheduleRuns++}`;
+}
+
+/** How every consumer name of a run begins: what its rows on a shared server are found by. */
+export function consumerNamePrefix(runId: string): string {
+  return `soak-${runId}-`;
 }
 
 async function produce(state: RunState): Promise<void> {
@@ -121,9 +127,14 @@ async function produce(state: RunState): Promise<void> {
 }
 
 function soakStore(target: SoakTarget, journal: Journal, mutation: StoreMutation | undefined): SoakStore {
-  return target.store === 'postgres'
-    ? postgresSoakStore(target, journal, mutation)
-    : dynamoDbSoakStore(target, journal, mutation);
+  switch (target.store) {
+    case 'postgres':
+      return postgresSoakStore(target, journal, mutation);
+    case 'redis':
+      return redisSoakStore(target, journal, mutation);
+    default:
+      return dynamoDbSoakStore(target, journal, mutation);
+  }
 }
 
 async function seedRows(state: RunState): Promise<void> {

@@ -18,10 +18,11 @@ import type {
   SeededRowKind,
   StallPlan,
 } from './schedule-plan.js';
-import { type SoakStoreKind, STORE_FAULTS, TRANSACTION_STAGES } from './store-faults.js';
+import { type SoakStoreKind, STORE_MODES, storeFaultKinds, TRANSACTION_STAGES } from './store-faults.js';
 
 export type {
   PostgresFaultKind,
+  RedisFaultKind,
   SdkFaultKind,
   SoakStoreKind,
   StoreFaultPlan,
@@ -123,7 +124,7 @@ function attemptPlan(mode: Mode, skewMs: number, store: SoakStoreKind): fc.Arbit
       crash: optional(0.45, crashPlan(mode, store)),
       storeFaults: fc.array(
         fc.record({
-          kind: fc.constantFrom(...STORE_FAULTS[store][mode]),
+          kind: fc.constantFrom(...storeFaultKinds(store, mode)),
           atCall: fc.integer({ min: 0, max: 14 }),
           // Three in a row outlast the SDK's retries (maxAttempts 3): the record is reported.
           // (The pg driver does not retry: there every fault reaches the store.)
@@ -142,9 +143,14 @@ function attemptPlan(mode: Mode, skewMs: number, store: SoakStoreKind): fc.Arbit
               }),
             )
           : fc.constant(undefined),
+      // Drawn for Redis only, so every other store's seeds keep their schedules.
+      ...(store === 'redis' ? { serverRestart: optional(0.05, serverRestartPlan) } : {}),
     })
     .map(stripUndefined);
 }
+
+/** Redis: the server crashes and restarts as the attempt's nth command goes out (redis-fault-injection.ts). */
+const serverRestartPlan = fc.record({ atCommand: fc.integer({ min: 0, max: 10 }) });
 
 function roundPlan(mode: Mode, skewMs: number, store: SoakStoreKind): fc.Arbitrary<RoundPlan> {
   const stallPoints: StallPlan['point'][] =
@@ -191,10 +197,10 @@ const eventSpec = fc
   })
   .map(stripUndefined);
 
-/** Every schedule, for both modes, with the client faults of `store`. */
+/** Every schedule, in the modes `store` runs (STORE_MODES), with the client faults of `store`. */
 export function scheduleArbitrary(
   store: SoakStoreKind = 'dynamodb',
-  modes: readonly Mode[] = ['transactional', 'side-effect'],
+  modes: readonly Mode[] = STORE_MODES[store],
 ): fc.Arbitrary<Omit<Schedule, 'seed'>> {
   return fc
     .record({
@@ -268,7 +274,8 @@ export function scheduleArbitrary(
 
 /**
  * The schedule of a seed: the same seed (and store, and outbox choice) always gives the same schedule. An
- * outbox schedule is transactional: only a `transact` plan emits (docs/outbox.md#emitting).
+ * outbox schedule is transactional: only a `transact` plan emits (docs/outbox.md#emitting). A Redis
+ * schedule is a side-effect one (STORE_MODES).
  */
 export function scheduleFromSeed(
   seed: number,

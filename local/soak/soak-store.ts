@@ -2,10 +2,12 @@
  * The store a schedule runs against, behind one port, so the schedules, the driver and every invariant are
  * written once for both: how a new execution environment builds the sample consumer on it (with its client
  * faults), how an earlier run's inbox rows are put there, and what it holds at the end, read back by domain
- * ids (final-state.ts judges it). dynamodb-soak-store.ts and postgres-soak-store.ts implement it.
+ * ids (final-state.ts judges it). dynamodb-soak-store.ts, postgres-soak-store.ts and redis-soak-store.ts
+ * implement it (Redis for the side-effect schedules only: store-faults.ts#STORE_MODES).
  */
 import type { InboxConsumerOptions } from '../../lambdas/core/create-inbox-consumer.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
+import type { SideEffectStoreChoice } from '../../lambdas/core/store-choice.js';
 import type { OrderPlaced } from '../../sample/order-consumer/order-placed.js';
 import type { SoakStoreKind } from './schedule.js';
 
@@ -14,11 +16,19 @@ export type OrderConsumer = Required<
   Pick<InboxConsumerOptions<typeof OrderPlaced>, 'schema' | 'skip' | 'effect'>
 >;
 
+/**
+ * createInboxConsumer's options choosing the store: the DynamoDB client, or `store: postgresInbox(...)`;
+ * or a store that keeps no database's writes (`redisInbox(...)`), whose consumer's effect may only call
+ * or skip.
+ */
+export type StoreOptions =
+  | Pick<InboxConsumerOptions, 'dynamoDb' | 'store'>
+  | { readonly sideEffectStore: SideEffectStoreChoice };
+
 /** What one execution environment's handler is built from on a store. */
 export interface StoreContainer {
   readonly consumer: OrderConsumer;
-  /** createInboxConsumer's options choosing the store: the DynamoDB client, or `store: postgresInbox(...)`. */
-  readonly storeOptions: Pick<InboxConsumerOptions, 'dynamoDb' | 'store'>;
+  readonly storeOptions: StoreOptions;
   /** Settings the store needs (the inbox table's name on DynamoDB). */
   readonly settings: Partial<HandlerSettings>;
   /** The environment is gone (crashed, or a companion's round is over): its connections close. */

@@ -1,9 +1,12 @@
 /**
  * The store `npm run soak` runs against, opened and closed: DynamoDB Local (its own, or one at
- * --endpoint), or Postgres (a server at --url; else Debian's postgresql where installed, for real
- * concurrency between sessions; else PGlite, one session that every connection shares). Each comes with
- * the tables (or schemas) the schedules share and the poison batches' own.
+ * --endpoint), Postgres (a server at --url; else Debian's postgresql where installed, for real
+ * concurrency between sessions; else PGlite, one session that every connection shares), or Redis (a
+ * server at --url; else its own durable redis-server, which the schedules restart). Each comes with the
+ * tables (or schemas) the schedules share and the poison batches' own (none on Redis: the poison batches
+ * are transactional).
  */
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { UserError } from '../../operator/cli/user-error.js';
 import { localDynamoDbClient } from '../dynamodb-local/client.js';
@@ -14,13 +17,17 @@ import { dynamoDbPoisonStore, type PoisonBatchStore } from '../poison/poison-soa
 import { findDebianPostgres, startDebianPostgres } from '../postgres/debian-postgres.js';
 import { startPglite } from '../postgres/pglite-server.js';
 import type { RunningPostgres } from '../postgres/running-postgres.js';
+import { type DurableRedis, startDurableRedisServer } from '../redis/redis-server.js';
 import { postgresConnections } from './postgres-connections.js';
 import { dropPostgresSoak, preparePostgresSoak } from './postgres-soak-setup.js';
+import { ServerRestarts } from './redis-server-restarts.js';
 import type { SoakTarget } from './schedule-result.js';
+import { consumerNamePrefix } from './schedule-runner.js';
 
 export interface OpenedTarget {
   readonly target: SoakTarget;
-  readonly poison: PoisonBatchStore;
+  /** Where the hostile batches run; none on Redis (they are transactional). */
+  readonly poison?: PoisonBatchStore;
   /** What the soak runs on, for its first line. */
   readonly description: string;
   /** Schedules in flight at once when --concurrency is not given. */
@@ -107,5 +114,66 @@ async function checkAnswers(url: string): Promise<void> {
     );
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Redis: the server at --url (not the soak's to restart: its schedules' restarts do not fire), else a
+ * durable redis-server of the soak's own, which they crash and restart. On a server at --url the run's
+ * keys are deleted at the end, found by its consumer names.
+ */
+export async function openRedisTarget(given: string | undefined, runId: string): Promise<OpenedTarget> {
+  if (given !== undefined) await checkRedisAnswers(given);
+  const server: DurableRedis | undefined = given === undefined ? await startDurableRedisServer() : undefined;
+  const url = given ?? server?.url ?? '';
+  // Without a limit on resends: it waits out a restart (ioredis's offline queue), as a harness must.
+  const harness = new Redis(url, { maxRetriesPerRequest: null });
+  harness.on('error', () => undefined);
+  const restarts = server ? new ServerRestarts(server) : undefined;
+  return {
+    target: { store: 'redis', url, harness, ...(restarts ? { restarts } : {}) },
+    description: server
+      ? `Redis (its own redis-server, append-only file fsynced before every answer, restarted by the schedules) at ${url}`
+      : `Redis (the server at --url, not the soak's to restart: no server restarts) at ${url}`,
+    concurrency: 6,
+    close: async () => {
+      try {
+        if (!server) await deleteRunKeys(harness, runId);
+        harness.disconnect();
+      } finally {
+        await server?.stop();
+      }
+    },
+  };
+}
+
+/** Every key of the run's schedules (rows and quarantine entries): each holds its consumer's name. */
+async function deleteRunKeys(harness: Redis, runId: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await harness.scan(
+      cursor,
+      'MATCH',
+      `*${consumerNamePrefix(runId)}*`,
+      'COUNT',
+      1_000,
+    );
+    if (keys.length > 0) await harness.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+async function checkRedisAnswers(url: string): Promise<void> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.ping();
+  } catch (error) {
+    throw new UserError(
+      `nothing answers at --url ${url} (${error instanceof Error ? error.message : String(error)}): start redis-server there, or drop the flag to have one started`,
+    );
+  } finally {
+    client.disconnect();
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Runs many schedules at once against one store, DynamoDB or Postgres (each schedule on its own consumer
+ * Runs many schedules at once against one store, DynamoDB, Postgres or Redis (each schedule on its own consumer
  * name and key prefix), and sums up what happened: the figures `npm run soak` prints and the property
  * tests assert on.
  */
@@ -14,6 +14,7 @@ import {
   type Violation,
   type WindowCause,
 } from './schedule-runner.js';
+import { STORE_CLIENTS } from './store-faults.js';
 
 export interface SoakOptions {
   readonly seeds: readonly number[];
@@ -254,9 +255,7 @@ export function formatSummary(
         total + (summary.faults[k]?.transactional ?? 0) + (summary.faults[k]?.['side-effect'] ?? 0),
       0,
     );
-  lines.push(
-    `  (crashes, ${store === 'dynamodb' ? 'SDK' : 'pg'}, external and stall faults: ${n(faultTotal)})`,
-  );
+  lines.push(`  (crashes, ${STORE_CLIENTS[store]}, external and stall faults: ${n(faultTotal)})`);
   lines.push(
     `lease expiry and takeover: ${n(summary.leaseTakeovers.transactional + summary.leaseTakeovers['side-effect'])} keys taken over once their holder's lease ran out (transactional ${n(summary.leaseTakeovers.transactional)}, side-effect ${n(summary.leaseTakeovers['side-effect'])})`,
     `group commit: ${n(summary.groupCommits)} transactions committed ${n(summary.groupedRecords)} records together (TRANSACT_GROUP_MAX_RECORDS at its default)`,

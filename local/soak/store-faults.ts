@@ -1,12 +1,23 @@
 /**
  * The faults a store's client boundary can meet, by store: what a schedule (schedule.ts) draws for the
  * store under test, and what its fault injection (fault-injection.ts for DynamoDB,
- * postgres-fault-injection.ts for Postgres) makes of each.
+ * postgres-fault-injection.ts for Postgres, redis-fault-injection.ts for Redis) makes of each; and the
+ * modes a store's schedules run in.
  */
 import type { Mode } from './mode.js';
 
 /** The inbox store a schedule runs against. */
-export type SoakStoreKind = 'dynamodb' | 'postgres';
+export type SoakStoreKind = 'dynamodb' | 'postgres' | 'redis';
+
+/**
+ * The modes a store's schedules are drawn in. Redis serves the side-effect mode only: it cannot commit
+ * with a database's writes (docs/redis.md), so its schedules are the side-effect ones.
+ */
+export const STORE_MODES: Record<SoakStoreKind, readonly Mode[]> = {
+  dynamodb: ['transactional', 'side-effect'],
+  postgres: ['transactional', 'side-effect'],
+  redis: ['side-effect'],
+};
 
 /** Faults a real DynamoDB Local cannot produce, injected inside the SDK's retry loop. */
 export type SdkFaultKind = 'throttling' | 'server-error' | 'timeout-after-write' | 'transaction-conflict';
@@ -29,23 +40,44 @@ export type PostgresFaultKind =
   | 'answer-lost'
   | 'commit-refused';
 
+/**
+ * Faults at the Redis client's boundary (redis-fault-injection.ts), with ioredis as the store runs it (one
+ * resend after a lost connection, a command timeout):
+ * - answer-lost: the script ran on the server, and the answer did not come back in time ("Command timed
+ *   out"): the client sees a failure for a write that landed;
+ * - not-run: the connection was down past the client's one resend (MaxRetriesPerRequestError): the
+ *   script never reached the server;
+ * - connection-dropped: the client's connection is cut as the script goes out: the server runs it (as a
+ *   rule), its answer is lost with the connection, and ioredis sends it again on its next connection,
+ *   with every other command it had in flight.
+ */
+export type RedisFaultKind = 'answer-lost' | 'not-run' | 'connection-dropped';
+
 /** Where in a Postgres transaction a process dies when the transaction does not land. */
 export type TransactionStage = 'after-inbox-insert' | 'after-effect-sql' | 'before-commit';
 
 /** A fault of the store's client: the SDK's (DynamoDB) or the `pg` driver's (Postgres). */
 export interface StoreFaultPlan {
-  readonly kind: SdkFaultKind | PostgresFaultKind;
+  readonly kind: SdkFaultKind | PostgresFaultKind | RedisFaultKind;
   /**
    * Where it strikes. DynamoDB: the attempt's nth SDK request (retries included) and the `burst - 1` after
    * it. Postgres: from the attempt's nth statement on, the next `burst` statements the fault can hit (a
-   * COMMIT-only fault waits for the next COMMIT).
+   * COMMIT-only fault waits for the next COMMIT). Redis: the attempt's nth command and the `burst - 1`
+   * after it.
    */
   readonly atCall: number;
   readonly burst: number;
 }
 
-/** The client faults each store's schedules draw from, by mode. */
-export const STORE_FAULTS: Record<SoakStoreKind, Record<Mode, readonly StoreFaultPlan['kind'][]>> = {
+/** The client whose boundary a store's faults are injected at, as the soak's figures name it. */
+export const STORE_CLIENTS: Record<SoakStoreKind, string> = {
+  dynamodb: 'SDK',
+  postgres: 'pg',
+  redis: 'ioredis',
+};
+
+/** The client faults each store's schedules draw from, by mode (of the store's STORE_MODES). */
+export const STORE_FAULTS: Record<SoakStoreKind, Partial<Record<Mode, readonly StoreFaultPlan['kind'][]>>> = {
   dynamodb: {
     transactional: ['throttling', 'server-error', 'timeout-after-write', 'transaction-conflict'],
     'side-effect': ['throttling', 'server-error', 'timeout-after-write'],
@@ -68,7 +100,15 @@ export const STORE_FAULTS: Record<SoakStoreKind, Record<Mode, readonly StoreFaul
       'answer-lost',
     ],
   },
+  redis: { 'side-effect': ['answer-lost', 'not-run', 'connection-dropped'] },
 };
+
+/** The client faults of `store`'s schedules in `mode`: a mode the store does not run has none to draw. */
+export function storeFaultKinds(store: SoakStoreKind, mode: Mode): readonly StoreFaultPlan['kind'][] {
+  const kinds = STORE_FAULTS[store][mode];
+  if (kinds === undefined) throw new Error(`${store} runs no ${mode} schedules (STORE_MODES)`);
+  return kinds;
+}
 
 export const TRANSACTION_STAGES: readonly TransactionStage[] = [
   'after-inbox-insert',
