@@ -124,7 +124,11 @@ export class RedisInboxStore implements InboxStore {
       (this.#ttlSeconds + 1) * 1_000,
       nowMs,
     );
-    if (found !== null) return classifyExistingRow(readRedisDedupRow(String(found)), entry.payloadHash);
+    if (found !== null) {
+      const existing = readRedisDedupRow(String(found));
+      // ioredis sent the claim again after a lost connection, and its first send ran: the row is this claim's.
+      if (existing.leaseOwner !== token) return classifyExistingRow(existing, entry.payloadHash);
+    }
     this.#hold(token, row);
     return { kind: 'claimed', lease: { dedupKey: entry.dedupKey, token, leaseUntilMs } };
   }
