@@ -21,7 +21,7 @@ import { type DurableRedis, startDurableRedisServer } from '../redis/redis-serve
 import { postgresConnections } from './postgres-connections.js';
 import { dropPostgresSoak, preparePostgresSoak } from './postgres-soak-setup.js';
 import { ServerRestarts } from './redis-server-restarts.js';
-import type { SoakTarget } from './schedule-result.js';
+import type { RedisSoakTarget, SoakTarget } from './schedule-result.js';
 import { consumerNamePrefix } from './schedule-runner.js';
 
 export interface OpenedTarget {
@@ -126,12 +126,10 @@ export async function openRedisTarget(given: string | undefined, runId: string):
   if (given !== undefined) await checkRedisAnswers(given);
   const server: DurableRedis | undefined = given === undefined ? await startDurableRedisServer() : undefined;
   const url = given ?? server?.url ?? '';
-  // Without a limit on resends: it waits out a restart (ioredis's offline queue), as a harness must.
-  const harness = new Redis(url, { maxRetriesPerRequest: null });
-  harness.on('error', () => undefined);
-  const restarts = server ? new ServerRestarts(server) : undefined;
+  const target = redisSoakTarget(url, server);
+  const { harness } = target;
   return {
-    target: { store: 'redis', url, harness, ...(restarts ? { restarts } : {}) },
+    target,
     description: server
       ? `Redis (its own redis-server, append-only file fsynced before every answer, restarted by the schedules) at ${url}`
       : `Redis (the server at --url, not the soak's to restart: no server restarts) at ${url}`,
@@ -145,6 +143,17 @@ export async function openRedisTarget(given: string | undefined, runId: string):
       }
     },
   };
+}
+
+/**
+ * The schedules' target on the Redis server at `url`: the soak's own client and, when the server is the
+ * soak's (`server`), its restarts. End it with `target.harness.disconnect()`.
+ */
+export function redisSoakTarget(url: string, server?: DurableRedis): RedisSoakTarget {
+  // Without a limit on resends: it waits out a restart (ioredis's offline queue), as a harness must.
+  const harness = new Redis(url, { maxRetriesPerRequest: null });
+  harness.on('error', () => undefined);
+  return { store: 'redis', url, harness, ...(server ? { restarts: new ServerRestarts(server) } : {}) };
 }
 
 /** Every key of the run's schedules (rows and quarantine entries): each holds its consumer's name. */
