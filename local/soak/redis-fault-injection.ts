@@ -114,13 +114,16 @@ async function intercept<T>(
   }
 
   let answer: T;
+  let dropped = false;
   const sentSeq = journal.sending();
   try {
     const answering = send();
-    if (fault === 'connection-dropped') {
-      // Written to the socket already (a ready client writes at once): cut under it, as a network would.
+    // A ready client has written it to its socket already: cut under it, as a network would. (A client
+    // still connecting holds it back until it is ready: there is no connection to cut yet.)
+    if (fault === 'connection-dropped' && client.status === 'ready') {
       attempt.fault('redis:connection-dropped');
-      client.stream?.destroy();
+      client.stream.destroy();
+      dropped = true;
     }
     if (!onTheWire && target.restarts && attempt.plan.serverRestart?.atCommand === index) {
       // The command is on its way: the server dies under it (and under every other command in flight).
@@ -136,9 +139,7 @@ async function intercept<T>(
     throw error;
   }
   // After a cut connection ioredis may have sent it twice: the row says what landed, not the last answer.
-  const applied =
-    write &&
-    (fault === 'connection-dropped' ? await landed(target.harness, command) : appliedBy(command, answer));
+  const applied = write && (dropped ? await landed(target.harness, command) : appliedBy(command, answer));
   // The attempt's own row: its claim ran, the answer was lost with the connection, and ioredis sent the
   // claim again on the next one.
   if (claim && applied && answer !== null) attempt.fault('observed:claim-sent-again');
