@@ -1,18 +1,20 @@
 /**
- * Faults at the Redis client's boundary, the Redis counterpart of fault-injection.ts: each execution
- * environment's store gets a client whose commands meet the current attempt's faults (attempt.ts) before
- * and after the real command, sent by a real ioredis client to a real redis-server, and every write
- * (claim, complete, release, quarantine) that reached the server goes into the journal the invariants read.
+ * Faults at the Redis client's boundary, the Redis counterpart of fault-injection.ts: the deployed
+ * connection (lambdas/redis/redis-connection.ts) of each execution environment makes its ioredis clients
+ * as redisInbox() does, each wrapped here, so its commands meet the current attempt's faults (attempt.ts)
+ * before and after the real command to a real redis-server, and every write (claim, complete, release,
+ * quarantine) that reached the server goes into the journal the invariants read. A lost connection is a
+ * real one: the client's socket is destroyed before or after the command is written, the client ends (it
+ * never reconnects by itself), and the connection makes another for the next command.
  *
- * A server restart is real (redis-server-restarts.ts): the command goes out and the server is killed at
- * once, so it may have run or not, its answer may come back or not, and ioredis may send it again on its
- * next connection. The journal records what the server did: read from the answer (a claim answered with
- * the attempt's own row ran before, and this is ioredis sending it again), or, when the client failed
- * without an injected fault, from the row itself once the server answers again.
+ * A server restart is real too (redis-server-restarts.ts): the command goes out and the server is killed
+ * at once, so it may have run or not, and its answer may come back or not. The journal records what the
+ * server did: read from the answer, or, when the command failed on the client, from the row itself once
+ * the server answers again.
  */
 import type { Redis } from 'ioredis';
-import { MaxRetriesPerRequestError } from 'ioredis/built/errors/index.js';
-import type { RedisScripting, StoredRow } from '../../lambdas/redis/redis-inbox-store.js';
+import type { ManagedClient } from '../../lambdas/redis/redis-connection.js';
+import type { StoredRow } from '../../lambdas/redis/redis-inbox-store.js';
 import {
   CLAIM_SCRIPT,
   COMPLETE_SCRIPT,
@@ -31,9 +33,10 @@ export interface RedisFaultOptions {
   readonly mutation: StoreMutation | undefined;
   /** The journal's name of an inbox row (lambdas/core/inbox-rows.ts#dedupRowKey) from its Redis key. */
   readonly pkOf: (rowKey: string) => string | undefined;
-  /** The client's resends (its `maxRetriesPerRequest`), for the error it gives when they run out. */
-  readonly resends: number;
 }
+
+/** What ioredis answers a command on a connection that is gone, when it does not reconnect by itself. */
+const CONNECTION_CLOSED = 'Connection is closed.';
 
 /** `unconditional-claim`: the claim writes its row whatever the key holds (no dedup at all). */
 const UNCONDITIONAL_CLAIM = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
@@ -48,9 +51,14 @@ interface RedisCommand {
   readonly entry?: string;
 }
 
-/** The store's client for one execution environment: its commands meet the current attempt's faults. */
-export function faultInjectingRedis(client: Redis, options: RedisFaultOptions): RedisScripting {
+/** One of an execution environment's clients: its commands meet the current attempt's faults. */
+export function faultInjectingClient(client: Redis, options: RedisFaultOptions): ManagedClient {
   return {
+    get status() {
+      return client.status;
+    },
+    quit: () => client.quit(),
+    disconnect: () => client.disconnect(),
     eval(script, numberOfKeys, ...args) {
       const sent =
         options.mutation === 'unconditional-claim' && script === CLAIM_SCRIPT ? UNCONDITIONAL_CLAIM : script;
@@ -101,11 +109,14 @@ async function intercept<T>(
     if (attempt.plan.outage) {
       // Counted once per invocation: the server is unreachable for all of it.
       if (attempt.occurrence('outage') === 0) attempt.fault('redis:outage');
-      throw new MaxRetriesPerRequestError(options.resends);
+      throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     }
     if (fault === 'not-run') {
       attempt.fault('redis:not-run');
-      throw new MaxRetriesPerRequestError(options.resends);
+      // Gone before the command is written: it fails unsent, and so does every other the client had in
+      // flight (unless the client reconnects and sends them again).
+      if (client.status === 'ready') client.stream.destroy();
+      throw new Error(CONNECTION_CLOSED);
     }
     if (claim) {
       claimIndex = attempt.occurrence('claim');
@@ -118,8 +129,9 @@ async function intercept<T>(
   const sentSeq = journal.sending();
   try {
     const answering = send();
-    // A ready client has written it to its socket already: cut under it, as a network would. (A client
-    // still connecting holds it back until it is ready: there is no connection to cut yet.)
+    // A ready client has written it to its socket already: cut under it, as a network would; the client
+    // fails it as the connection closes, or (reconnecting by itself) sends it again. (A client still
+    // connecting holds it back until it is ready: there is no connection to cut yet.)
     if (fault === 'connection-dropped' && client.status === 'ready') {
       attempt.fault('redis:connection-dropped');
       client.stream.destroy();
@@ -132,16 +144,17 @@ async function intercept<T>(
     }
     answer = await answering;
   } catch (error) {
-    // Nobody injected this one: another schedule's restart, or this one's.
-    attempt.fault(`observed:${describeError(error)}`);
+    // Nobody injected this one (another schedule's restart, or this one's), unless the connection was cut.
+    if (!dropped) attempt.fault(`observed:${describeError(error)}`);
     if (write) journal.record(attempt, request, await landed(target.harness, command), sentSeq);
     if (onTheWire) attempt.die('timed out; its last request landed late');
     throw error;
   }
-  // After a cut connection ioredis may have sent it twice: the row says what landed, not the last answer.
+  // A client that reconnects by itself sends a command again after a cut connection: the row says what
+  // landed, not the second answer.
   const applied = write && (dropped ? await landed(target.harness, command) : appliedBy(command, answer));
-  // The attempt's own row: its claim ran, the answer was lost with the connection, and ioredis sent the
-  // claim again on the next one.
+  // The attempt's own row: its claim ran, the answer was lost with the connection, and the client sent
+  // the claim again on its next one.
   if (claim && applied && answer !== null) attempt.fault('observed:claim-sent-again');
   if (write) journal.record(attempt, request, applied, sentSeq);
   if (onTheWire) attempt.die('timed out; its last request landed late');
@@ -200,7 +213,7 @@ function appliedBy(command: RedisCommand, answer: unknown): boolean {
   switch (operation) {
     case 'claim':
       // false (written) comes back as null; a row found is the answer when nothing was written, unless
-      // it is the attempt's own (written by an earlier send of this same claim).
+      // it is the attempt's own (a client that sends a command again after a lost connection).
       return answer === null || storedRow(answer)?.lo === token;
     case 'complete':
       // 'restored': the row was gone within its window (a failover lost it) and the completion wrote it back.
@@ -216,7 +229,7 @@ function appliedBy(command: RedisCommand, answer: unknown): boolean {
 
 /**
  * Whether a write whose answer never came landed, read from what it writes once the server answers (the
- * harness's client waits out a restart). The client gave up on the command (its resend ran out, or the
+ * harness's client waits out a restart). The client gave up on the command (its connection ended, or the
  * answer came too late), so it sends it no more: the row says what it did.
  */
 async function landed(harness: Redis, command: RedisCommand): Promise<boolean> {

@@ -1,18 +1,23 @@
 /**
  * The soak's store port on Redis, for the side-effect schedules only (store-faults.ts#STORE_MODES): each
- * execution environment gets `redisInbox({ client })` over an ioredis client of its own, made as the
- * deployed one is, whose commands meet the schedule's faults (redis-fault-injection.ts); keys are named
- * as the store names them (lambdas/redis/redis-keys.ts), and the end state is read back by the soak's own
- * client.
+ * execution environment gets `redisInbox({ client })` over the schedule's client (RedisClientKind): the
+ * connection redisInbox() makes from REDIS_URL (lambdas/redis/redis-client.ts: its clients, their
+ * options, their replacement), or an ioredis client of the team's own with ioredis's defaults. Their
+ * commands meet the schedule's faults (redis-fault-injection.ts); keys are named as the store names them
+ * (lambdas/redis/redis-keys.ts), and the end state is read back by the soak's own client.
  */
 import { Redis } from 'ioredis';
 import { dedupRowKey } from '../../lambdas/core/inbox-rows.js';
 import { redisInbox } from '../../lambdas/redis/index.js';
-import type { StoredRow } from '../../lambdas/redis/redis-inbox-store.js';
+import { connectionOptions } from '../../lambdas/redis/redis-client.js';
+import { RedisConnection } from '../../lambdas/redis/redis-connection.js';
+import type { RedisScripting, StoredRow } from '../../lambdas/redis/redis-inbox-store.js';
 import { redisDedupRowKey, redisQuarantineEntryKey } from '../../lambdas/redis/redis-keys.js';
+import { readRedisSettings } from '../../lambdas/redis/redis-settings.js';
 import { orderConsumer } from '../../sample/order-consumer/order-placed.js';
 import type { Journal } from './journal.js';
-import { faultInjectingRedis } from './redis-fault-injection.js';
+import { faultInjectingClient, type RedisFaultOptions } from './redis-fault-injection.js';
+import type { RedisClientKind } from './schedule.js';
 import { DEDUP_TTL_SECONDS } from './schedule.js';
 import type { RedisSoakTarget } from './schedule-result.js';
 import type {
@@ -24,16 +29,6 @@ import type {
 } from './soak-store.js';
 
 /**
- * The options redisInbox() gives the client it makes from REDIS_URL (lambdas/redis/index.ts#clientOf):
- * connected at the first command, one resend after a lost connection, a command failed after 5 s.
- */
-export const DEPLOYED_CLIENT_OPTIONS = {
-  lazyConnect: true,
-  commandTimeout: 5_000,
-  maxRetriesPerRequest: 1,
-} as const;
-
-/**
  * The sample's order effect is a DynamoDB plan: the side-effect schedules turn it into the external call
  * (consumer-under-test.ts), so this table is never written (and the Redis store would refuse the plan).
  */
@@ -43,31 +38,23 @@ export function redisSoakStore(
   target: RedisSoakTarget,
   journal: Journal,
   mutation: StoreMutation | undefined,
+  clientKind: RedisClientKind,
 ): SoakStore {
-  const clients = new Set<Redis>();
+  const ends = new Set<() => Promise<void>>();
   return {
     kind: 'redis',
     container(consumer) {
-      const client = new Redis(target.url, DEPLOYED_CLIENT_OPTIONS);
-      // A lost connection is an 'error' event besides the failed command; the command's failure is what counts.
-      client.on('error', () => undefined);
-      clients.add(client);
-      const store = redisInbox({
-        client: faultInjectingRedis(client, {
-          journal,
-          target,
-          mutation,
-          pkOf: journalKeyOf(consumer),
-          resends: DEPLOYED_CLIENT_OPTIONS.maxRetriesPerRequest,
-        }),
-      });
+      const faults = { journal, target, mutation, pkOf: journalKeyOf(consumer) };
+      const { client, end } =
+        clientKind === 'settings' ? settingsConnection(target, faults) : ownClient(target, faults);
+      ends.add(end);
       return {
         consumer: orderConsumer(NO_APP_TABLE),
-        storeOptions: { sideEffectStore: store },
+        storeOptions: { sideEffectStore: redisInbox({ client }) },
         settings: {},
         retire: async () => {
-          clients.delete(client);
-          client.disconnect();
+          ends.delete(end);
+          await end();
         },
       };
     },
@@ -107,8 +94,42 @@ export function redisSoakStore(
       return { dedupRows, quarantined, orderTotals: new Map(), balances: new Map() };
     },
     async close() {
-      for (const client of clients) client.disconnect();
-      clients.clear();
+      await Promise.all([...ends].map((end) => end()));
+      ends.clear();
+    },
+  };
+}
+
+interface EnvironmentClient {
+  readonly client: RedisScripting;
+  end(): Promise<void>;
+}
+
+/** The connection redisInbox() makes from REDIS_URL, each client it makes meeting the faults. */
+function settingsConnection(target: RedisSoakTarget, faults: RedisFaultOptions): EnvironmentClient {
+  // The REDIS_* settings of a server here, not this machine's environment.
+  const deployed = connectionOptions(readRedisSettings({ url: target.url }, {}));
+  const connection = new RedisConnection({
+    ...deployed,
+    clientFor: (login) => {
+      const client = deployed.clientFor(login);
+      // A URL names one node: the client is a Redis, whose socket a fault can cut.
+      if (!(client instanceof Redis)) throw new Error('a URL makes a single-node client');
+      return faultInjectingClient(client, faults);
+    },
+  });
+  return { client: connection, end: () => connection.end() };
+}
+
+/** `redisInbox({ client: new Redis(url) })`: ioredis's defaults, reconnecting and resending by itself. */
+function ownClient(target: RedisSoakTarget, faults: RedisFaultOptions): EnvironmentClient {
+  const client = new Redis(target.url);
+  // A lost connection is an 'error' event besides the failed command: the command's failure is what counts.
+  client.on('error', () => undefined);
+  return {
+    client: faultInjectingClient(client, faults),
+    end: async () => {
+      client.disconnect();
     },
   };
 }

@@ -139,4 +139,14 @@ export interface Schedule {
   readonly rounds: readonly RoundPlan[];
   /** Side-effect mode only: skews beyond the bound the design claims (double effects counted, not asserted). */
   readonly beyondBound: boolean;
+  /** Redis only: the store's client. */
+  readonly redisClient?: RedisClientKind;
 }
+
+/**
+ * The Redis store's client: `settings`, the connection redisInbox() makes from REDIS_URL (a client that
+ * never reconnects by itself, replaced for the next command once it ended); `own`, an ioredis client of
+ * the team's own with ioredis's defaults (`redisInbox({ client: new Redis(url) })`), which reconnects and
+ * sends again what it had in flight.
+ */
+export type RedisClientKind = 'settings' | 'own';

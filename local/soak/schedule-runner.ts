@@ -94,7 +94,7 @@ function newRunState(
     time,
     journal,
     ledger: new ExternalLedger(sequence),
-    store: soakStore(target, journal, mutation),
+    store: soakStore(schedule, target, journal, mutation),
     log: new InMemoryLog({ topics: { [schedule.topic]: schedule.partitions }, now: () => time.nowMs }),
     mutation: options.mutation,
     recorder,
@@ -126,12 +126,17 @@ async function produce(state: RunState): Promise<void> {
   });
 }
 
-function soakStore(target: SoakTarget, journal: Journal, mutation: StoreMutation | undefined): SoakStore {
+function soakStore(
+  schedule: Schedule,
+  target: SoakTarget,
+  journal: Journal,
+  mutation: StoreMutation | undefined,
+): SoakStore {
   switch (target.store) {
     case 'postgres':
       return postgresSoakStore(target, journal, mutation);
     case 'redis':
-      return redisSoakStore(target, journal, mutation);
+      return redisSoakStore(target, journal, mutation, schedule.redisClient ?? 'settings');
     default:
       return dynamoDbSoakStore(target, journal, mutation);
   }

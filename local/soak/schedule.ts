@@ -2,7 +2,8 @@
  * A fault schedule: one small workload (order events with producer duplicates, malformed records, old inbox
  * rows) and, for its first delivery rounds, the faults each invocation meets. Drawn by fast-check from a seed,
  * so `npm run soak -- --seed S` replays exactly the schedule a failing test printed. The store under test
- * (DynamoDB or Postgres) chooses which faults its client boundary can meet; everything else is drawn alike.
+ * (DynamoDB, Postgres or Redis) chooses which faults its client boundary can meet (and Redis, its modes and
+ * its client); everything else is drawn alike.
  */
 import fc from 'fast-check';
 import type { Mode } from './mode.js';
@@ -13,6 +14,7 @@ import type {
   ExternalFaultKind,
   MalformedVariant,
   RecordSpec,
+  RedisClientKind,
   RoundPlan,
   Schedule,
   SeededRowKind,
@@ -69,6 +71,7 @@ export type {
   ExternalFaultKind,
   MalformedVariant,
   RecordSpec,
+  RedisClientKind,
   RoundPlan,
   Schedule,
   SeededRow,
@@ -214,6 +217,8 @@ export function scheduleArbitrary(
       ),
       events: fc.array(eventSpec, { minLength: 3, maxLength: 14 }),
       beyondBound: weighted(0.1),
+      // Drawn for Redis only, so every other store's seeds keep their schedules.
+      ...(store === 'redis' ? { redisClient: fc.constantFrom<RedisClientKind>('settings', 'own') } : {}),
     })
     .chain((base) => {
       const n = base.events.length;

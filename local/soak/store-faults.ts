@@ -41,15 +41,15 @@ export type PostgresFaultKind =
   | 'commit-refused';
 
 /**
- * Faults at the Redis client's boundary (redis-fault-injection.ts), with ioredis as the store runs it (one
- * resend after a lost connection, a command timeout):
+ * Faults at the Redis client's boundary (redis-fault-injection.ts), with ioredis as the deployed
+ * connection runs it (lambdas/redis/redis-connection.ts: a command timeout, no reconnection of a client
+ * by itself, a new client for the next command once one ended):
  * - answer-lost: the script ran on the server, and the answer did not come back in time ("Command timed
  *   out"): the client sees a failure for a write that landed;
- * - not-run: the connection was down past the client's one resend (MaxRetriesPerRequestError): the
- *   script never reached the server;
- * - connection-dropped: the client's connection is cut as the script goes out: the server runs it (as a
- *   rule), its answer is lost with the connection, and ioredis sends it again on its next connection,
- *   with every other command it had in flight.
+ * - not-run: the client's connection is cut before the script is written: it fails unsent ("Connection is
+ *   closed."), with every other command the client had in flight;
+ * - connection-dropped: the connection is cut as the script goes out: the server runs it (as a rule), and
+ *   the client sees it fail with the connection.
  */
 export type RedisFaultKind = 'answer-lost' | 'not-run' | 'connection-dropped';
 
