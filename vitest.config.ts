@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
@@ -54,11 +53,4 @@ export const projects: TestProjectInlineConfiguration[] = [
   project('e2e', [DYNAMODB_LOCAL_SETUP, BROKER_SETUP, BROWSER_SETUP]),
 ];
 
-/**
- * Test files at once. Vitest's default in a run is one fewer than the CPUs: one on a 2-CPU machine (CI's),
- * where most files spend their time waiting on another process (DynamoDB Local, Postgres, redis-server,
- * the Lambda runtime, a broker), so two keep both CPUs busy.
- */
-const TEST_FILES_AT_ONCE = Math.max(2, availableParallelism() - 1);
-
-export default defineConfig({ test: { projects, maxWorkers: TEST_FILES_AT_ONCE } });
+export default defineConfig({ test: { projects } });
