@@ -13,6 +13,7 @@ import type {
   CommitMember,
   CommitResult,
   ExistingRow,
+  IdempotentResult,
   InboxEntry,
   InboxStore,
   QuarantineEntry,
@@ -100,6 +101,11 @@ export class CachingInboxStore implements InboxStore {
   release(lease: Lease): Promise<'released' | 'lease-lost'> {
     this.#claimed.delete(lease.token);
     return this.#store.release(lease);
+  }
+
+  /** Not cached: no inbox row remembers the key, so a redelivery asks again and its guard answers. */
+  applyIdempotent(writes: readonly EffectWrite[]): Promise<IdempotentResult> {
+    return this.#store.applyIdempotent(writes);
   }
 
   quarantine(entry: QuarantineEntry): Promise<'quarantined' | 'already-quarantined'> {

@@ -48,8 +48,9 @@ export interface InboxEffectInput<Event> {
 
 export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefined = undefined> {
   /**
-   * What the record does: `transact` (writes committed with the inbox row in one transaction), `call`
-   * (a side-effect under a fenced lease) or `skip` (acked, nothing written). Throwing EffectRejectedError,
+   * What the record does: `transact` (writes committed with the inbox row in one transaction),
+   * `idempotent` (writes that change nothing when applied twice, no inbox row), `call` (a side-effect
+   * under a fenced lease) or `skip` (acked, nothing written). Throwing EffectRejectedError,
    * here or in a `call`'s `run`, quarantines the record; throwing anything else retries it.
    */
   readonly effect: (

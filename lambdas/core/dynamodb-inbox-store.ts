@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import {
   DeleteCommand,
+  type DeleteCommandInput,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  type PutCommandInput,
   TransactWriteCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { boundedString } from './bounded-text.js';
 import type { Clock } from './clock.js';
@@ -13,6 +16,7 @@ import {
   cancellationOutcome,
   conditionFailureRow,
   groupCancellation,
+  idempotentCancellation,
   isNamed,
   messageOf,
   storeError,
@@ -25,6 +29,7 @@ import {
   type CommitMember,
   type CommitResult,
   classifyExistingRow,
+  type IdempotentResult,
   type InboxEntry,
   type InboxStore,
   type QuarantineEntry,
@@ -187,6 +192,30 @@ export class DynamoDbInboxStore implements InboxStore {
     return results as CommitResult[];
   }
 
+  /**
+   * One request, no inbox row: a single write as PutItem, UpdateItem or DeleteItem, several as one
+   * TransactWriteItems (atomic; DynamoDB bills 2 write units per KB of each item in it). A failed
+   * condition is the plan's guard: the record was applied before, or is stale.
+   */
+  async applyIdempotent(writes: readonly EffectWrite[]): Promise<IdempotentResult> {
+    const [only] = writes;
+    try {
+      if (writes.length === 1 && only !== undefined) await sendSingleWrite(this.#client, only);
+      else {
+        await this.#client.send(
+          new TransactWriteCommand({ TransactItems: writes as never, ClientRequestToken: randomUUID() }),
+        );
+      }
+      return { kind: 'applied' };
+    } catch (error) {
+      if (isNamed(error, 'ConditionalCheckFailedException'))
+        return { kind: 'guard-failed', writeIndex: 0, message: messageOf(error) };
+      if (isNamed(error, 'TransactionCanceledException')) return idempotentCancellation(error);
+      if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: messageOf(error) };
+      throw storeError('idempotent write', error);
+    }
+  }
+
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {
     const nowMs = this.#clock.nowMs();
     const token = randomUUID();
@@ -335,4 +364,13 @@ export class DynamoDbInboxStore implements InboxStore {
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
     };
   }
+}
+
+/** A write of an `idempotent` plan sent on its own: the same action as in a transaction, as its own request. */
+async function sendSingleWrite(client: DynamoDBDocumentClient, write: EffectWrite): Promise<void> {
+  if ('Put' in write) await client.send(new PutCommand(write.Put as PutCommandInput));
+  else if ('Update' in write) await client.send(new UpdateCommand(write.Update as UpdateCommandInput));
+  else if ('Delete' in write) await client.send(new DeleteCommand(write.Delete as DeleteCommandInput));
+  // The shape rules (idempotent-writes.ts) refuse a plan of ConditionChecks alone.
+  else throw new Error('a ConditionCheck alone writes nothing');
 }

@@ -12,6 +12,7 @@ import {
   type CommitResult,
   classifyExistingRow,
   type ExistingRow,
+  type IdempotentResult,
 } from './inbox-store.js';
 import { isOutboxAppend, outboxBacklogMessage } from './outbox-appends.js';
 import { classifyStoreFailure, validationReason } from './store-failure.js';
@@ -107,6 +108,32 @@ export function cancellationOutcome(
   if (transient)
     return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
   throw storeError('commit', error);
+}
+
+/**
+ * A cancelled `idempotent` transaction (no inbox row: reasons are the plan's writes, in order): a failed
+ * condition is its guard (applied before, or stale); a conflict or throttling is transient.
+ */
+export function idempotentCancellation(error: unknown): IdempotentResult {
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if (!reasons) throw storeError('idempotent write', error);
+  const invalid = validationReason(error);
+  if (invalid !== undefined) {
+    if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: invalid };
+    throw storeError('idempotent write', error);
+  }
+  const guard = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+  if (guard >= 0) {
+    return {
+      kind: 'guard-failed',
+      writeIndex: guard,
+      message: reasons[guard]?.Message ?? 'the condition failed',
+    };
+  }
+  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
+  if (transient)
+    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  throw storeError('idempotent write', error);
 }
 
 /** https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html */

@@ -87,6 +87,16 @@ export type EffectPlan =
       /** Events for the next topics, inserted into the store's outbox in the same transaction. */
       readonly emit?: readonly OutboxEvent[];
     }
+  /**
+   * Writes that are idempotent by themselves, on DynamoDB, with no inbox row (docs/design.md#idempotent-plans):
+   * one PutItem, UpdateItem or DeleteItem for a single write, a TransactWriteItems (atomic) for several.
+   * Each write must change nothing when applied twice: an item the event owns (its key holds the dedup key),
+   * or a condition that reads what the write changes (a version or state guard); nothing that accumulates.
+   * A plan that breaks these rules is quarantined as `effect-not-idempotent`, naming the write and the fix.
+   * Every condition is read as a guard: when one fails the record was applied before or is stale, and is
+   * acked as a duplicate. A business rule that can reject a record belongs in a `transact` plan.
+   */
+  | { readonly kind: 'idempotent'; readonly writes: readonly EffectWrite[] }
   /** Side-effect mode: claim a lease, run, then complete (or release on failure), fenced by the lease token. */
   | { readonly kind: 'call'; readonly run: (lease: Lease) => Promise<void> }
   /**

@@ -51,6 +51,18 @@ export type CommitResult =
    */
   | { readonly kind: 'not-sent'; readonly reason?: 'deadline' };
 
+/** What the store answered for an `idempotent` plan's writes, sent without an inbox row. */
+export type IdempotentResult =
+  | { readonly kind: 'applied' }
+  /** A write's condition failed: applied before, or superseded by a newer event. Nothing was written. */
+  | { readonly kind: 'guard-failed'; readonly writeIndex: number; readonly message: string }
+  /** A concurrent transaction touched the same items, or throttling: retry later. */
+  | { readonly kind: 'transient'; readonly message: string }
+  /** The store refused what this record put in the request (store-failure.ts): no retry can fix it. */
+  | { readonly kind: 'rejected'; readonly message: string }
+  /** The store keeps no DynamoDB items (Postgres, Redis): the setup's mistake, alike for every record. */
+  | { readonly kind: 'unsupported'; readonly message: string };
+
 export interface CommitGroupOptions {
   /**
    * Asked before every request after the group's first (a resend of the blameless members, a commit one
@@ -113,6 +125,11 @@ export interface InboxStore {
    * member, when the store could not answer.
    */
   commitGroup(members: readonly CommitMember[], options?: CommitGroupOptions): Promise<CommitResult[]>;
+  /**
+   * An `idempotent` plan: its writes alone, no inbox row; one request. Throws when the store could not
+   * answer.
+   */
+  applyIdempotent(writes: readonly EffectWrite[]): Promise<IdempotentResult>;
   /** Side-effect mode: an IN_PROGRESS row with a fresh attempt token, live until `leaseUntilMs`. */
   claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult>;
   /** Marks the claimed row COMPLETED, only while this attempt still holds the lease. */

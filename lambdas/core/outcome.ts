@@ -2,7 +2,10 @@
 export type OutcomeStatus =
   /** Effect applied, inbox row COMPLETED. Acked. */
   | 'processed'
-  /** Already applied (row COMPLETED, same payload), or an earlier copy in this batch was. Acked. */
+  /**
+   * Already applied (row COMPLETED, same payload), or an earlier copy in this batch was, or an `idempotent`
+   * plan's guard failed (applied before, or a newer event was: reason `guard-failed`). Acked.
+   */
   | 'duplicate'
   /** Not for this consumer; nothing written. Acked. */
   | 'skipped'

@@ -1,19 +1,21 @@
 /**
  * A record's way to its plan, before anything is committed: undecodable, skipped, keyless and rejected
  * records (EffectRejectedError from the effect) settle here; copies of a key seen earlier in the batch are resolved against the first copy;
- * a transactional plan comes back as a commit for the group (group-commit.ts) to send.
+ * a transactional plan comes back as a commit for the group (group-commit.ts) to send; an idempotent plan
+ * runs alone, in its turn, since it has no inbox row to share a transaction with.
  */
 import type { BatchProcessorOptions, BatchState, FirstCopy } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import { deriveDedupKey } from './dedup-key.js';
 import { type EffectPlan, type EffectWrite, MAX_EFFECT_WRITES, type SqlEffect } from './effect.js';
 import { EffectRejectedError } from './errors.js';
+import { checkIdempotentWrites, NOT_IDEMPOTENT } from './idempotent-writes.js';
 import type { InboxEntry } from './inbox-store.js';
 import { type OutboxEmission, outboxAppends, outboxEmissions } from './outbox-appends.js';
 import type { OutboxEvent } from './outbox-rows.js';
 import { isApplied, isReported, PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
-import { claimAndRun, quarantine, rowConflictOutcome } from './record-settlement.js';
+import { applyIdempotent, claimAndRun, quarantine, rowConflictOutcome } from './record-settlement.js';
 import { HANDLER_SETTINGS } from './settings.js';
 
 export type Prepared =
@@ -82,7 +84,7 @@ export async function prepareRecord(
       return settled(failed(record, error));
     }
     // The first copy was reported: this one is processed on its own, as a later copy.
-    return planned(record, key, options, (result) => result);
+    return planned(record, key, options, state, (result) => result);
   }
   let resolveFirst!: (outcome: RecordOutcome) => void;
   const copy: FirstCopy = {
@@ -100,7 +102,7 @@ export async function prepareRecord(
     resolveFirst(result);
     return result;
   };
-  const prepared = await planned(record, key, options, settleFirst);
+  const prepared = await planned(record, key, options, state, settleFirst);
   if (prepared.kind === 'settled') settleFirst(prepared.outcome);
   return prepared;
 }
@@ -109,6 +111,7 @@ async function planned(
   record: DecodedRecord,
   dedupKey: string,
   options: BatchProcessorOptions,
+  state: BatchState,
   settle: (outcome: RecordOutcome) => RecordOutcome,
 ): Promise<Prepared> {
   const settled = (result: RecordOutcome): Prepared => ({ kind: 'settled', outcome: result });
@@ -162,6 +165,13 @@ async function planned(
           );
         }
         return { kind: 'commit', record, entry, writes: [], sql: plan.run, emits: checked.emissions, settle };
+      }
+      case 'idempotent': {
+        // Its own request, never in a group's transaction: that would bill it an inbox row's price again.
+        const shape = checkIdempotentWrites(plan.writes, dedupKey);
+        if (!shape.ok)
+          return alone(record, () => quarantine(record, options, NOT_IDEMPOTENT, shape.problem), settle);
+        return alone(record, () => applyIdempotent(record, dedupKey, plan.writes, options, state), settle);
       }
       case 'call':
         return alone(record, () => claimAndRun(record, entry, plan, options), settle);

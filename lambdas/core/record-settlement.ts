@@ -2,7 +2,7 @@
 import type { BatchProcessorOptions, BatchState } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
 import { deriveDedupKey } from './dedup-key.js';
-import type { EffectPlan } from './effect.js';
+import type { EffectPlan, EffectWrite } from './effect.js';
 import { EffectRejectedError } from './errors.js';
 import type { CommitResult, InboxEntry, RowConflict } from './inbox-store.js';
 import { PAYLOAD_CONFLICT, type RecordOutcome } from './outcome.js';
@@ -86,6 +86,39 @@ export async function rejectedByStore(
     detail: `${message} (refused for several records in a row, none applied in between)`,
   });
 }
+
+/**
+ * An `idempotent` plan's writes, sent without an inbox row. A failed guard means the event was applied
+ * before or is stale: a duplicate, acked and counted, never retried (docs/design.md#idempotent-plans).
+ */
+export async function applyIdempotent(
+  record: DecodedRecord,
+  dedupKey: string,
+  writes: readonly EffectWrite[],
+  options: BatchProcessorOptions,
+  state: BatchState,
+): Promise<RecordOutcome> {
+  const result = await options.store.applyIdempotent(writes);
+  switch (result.kind) {
+    case 'applied':
+      return outcome(record, 'processed', { dedupKey });
+    case 'guard-failed':
+      return outcome(record, 'duplicate', {
+        reason: GUARD_FAILED,
+        detail: `write ${result.writeIndex}'s condition failed (applied before, or a newer event is): ${result.message}`,
+        dedupKey,
+      });
+    case 'transient':
+      return outcome(record, 'failed', { reason: 'transaction-conflict', detail: result.message, dedupKey });
+    case 'rejected':
+      return rejectedByStore(record, result.message, options, state);
+    case 'unsupported':
+      return outcome(record, 'failed', { reason: 'systemic-store-error', detail: result.message, dedupKey });
+  }
+}
+
+/** The reason of a duplicate an idempotent plan's guard found: no inbox row says so, the item does. */
+export const GUARD_FAILED = 'guard-failed';
 
 export async function claimAndRun(
   record: DecodedRecord,

@@ -17,6 +17,7 @@ import {
   type CommitGroupOptions,
   type CommitMember,
   type CommitResult,
+  type IdempotentResult,
   type InboxEntry,
   type InboxStore,
   type QuarantineEntry,
@@ -53,6 +54,10 @@ export const MAX_RECORDS_PER_TRANSACTION = 60;
 
 /** Expired rows one DELETE removes: short transactions, short locks (docs/postgres.md#expired-rows). */
 export const EXPIRED_ROWS_PER_DELETE = 1_000;
+
+/** An `idempotent` plan's writes are DynamoDB items: one line, as every such record reports it. */
+export const IDEMPOTENT_NEEDS_DYNAMODB =
+  'an `idempotent` plan writes DynamoDB items: with the Postgres store, return { kind: "sql", run } (its statements commit with the inbox row)';
 
 const DYNAMODB_WRITES_NEED_DYNAMODB: CommitResult = {
   kind: 'effect-failed',
@@ -157,6 +162,10 @@ export class PostgresInboxStore implements InboxStore {
       write: (client, nowMs) => this.#outbox.write(client, member.entry.dedupKey, emissions, nowMs),
       ...(this.#notifyRelay ? { notify: this.#outbox.notify } : {}),
     };
+  }
+
+  async applyIdempotent(_writes: readonly EffectWrite[]): Promise<IdempotentResult> {
+    return { kind: 'unsupported', message: IDEMPOTENT_NEEDS_DYNAMODB };
   }
 
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {

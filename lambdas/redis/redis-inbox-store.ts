@@ -14,6 +14,7 @@ import {
   type CommitMember,
   type CommitResult,
   classifyExistingRow,
+  type IdempotentResult,
   type InboxEntry,
   type InboxStore,
   type QuarantineEntry,
@@ -102,6 +103,10 @@ export class RedisInboxStore implements InboxStore {
 
   async commitGroup(members: readonly CommitMember[]): Promise<CommitResult[]> {
     return members.map(() => TRANSACTIONAL_NEEDS_DATABASE);
+  }
+
+  async applyIdempotent(_writes: readonly EffectWrite[]): Promise<IdempotentResult> {
+    return { kind: 'unsupported', message: REDIS_CANNOT_COMMIT };
   }
 
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {

@@ -103,8 +103,8 @@ function sideEffect(ledger: ExternalLedger, transactional: OrderConsumer['effect
   // Same validation and rejections as the sample service; only the effect moves outside DynamoDB.
   return async (input: InboxEffectInput<OrderPlaced>): Promise<SideEffectPlan> => {
     const plan = await transactional(input);
-    // The store's transactional plan (DynamoDB writes or SQL) becomes the external call.
-    if (plan.kind !== 'transact' && plan.kind !== 'sql') return plan;
+    // The store's plan of writes (DynamoDB writes or SQL) becomes the external call.
+    if (plan.kind === 'call' || plan.kind === 'skip') return plan;
     const order = input.event;
     const key = input.dedupKey;
     return {

@@ -10,6 +10,7 @@ import {
   type CommitResult,
   classifyExistingRow,
   type ExistingRow,
+  type IdempotentResult,
   type InboxEntry,
   type InboxStore,
   type QuarantineEntry,
@@ -28,7 +29,14 @@ interface MemoryRow {
   completedBy?: string;
 }
 
-type Operation = 'commit' | 'claim' | 'complete' | 'release' | 'quarantine' | 'isQuarantined';
+type Operation =
+  | 'commit'
+  | 'applyIdempotent'
+  | 'claim'
+  | 'complete'
+  | 'release'
+  | 'quarantine'
+  | 'isQuarantined';
 
 /**
  * The inbox's semantics in memory, for processor unit tests with no I/O. The contract suite
@@ -101,6 +109,17 @@ export class MemoryInboxStore implements InboxStore {
     this.rows.set(entry.dedupKey, { ...this.#row(entry), status: INBOX_STATUS.completed });
     this.committedWrites.set(entry.dedupKey, writes);
     return { kind: 'committed' };
+  }
+
+  /** As DynamoDB answers an `idempotent` plan: its writes alone, no inbox row; a failed condition is its guard. */
+  async applyIdempotent(writes: readonly EffectWrite[]): Promise<IdempotentResult> {
+    this.#enter('applyIdempotent', '');
+    const targets = writes.map((write) => this.#target(write));
+    const failed = targets.findIndex((target) => !this.#conditionHolds(target));
+    if (failed >= 0)
+      return { kind: 'guard-failed', writeIndex: failed, message: 'The conditional request failed' };
+    for (const target of targets) this.#apply(target);
+    return { kind: 'applied' };
   }
 
   async claim(entry: InboxEntry, leaseUntilMs: number): Promise<ClaimResult> {
