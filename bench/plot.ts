@@ -19,6 +19,7 @@ const STYLE: Readonly<Record<string, LineStyle>> = {
   'inbox-tx-ungrouped': { color: '#1f77b4', dash: '5 4' },
   'inbox-tx-per-key': { color: '#2ca02c' },
   'inbox-claim': { color: '#9467bd' },
+  'inbox-idempotent': { color: '#ff7f0e' },
   powertools: { color: '#d62728' },
 };
 const FALLBACK: LineStyle = { color: '#7f7f7f' };

@@ -7,9 +7,12 @@ export const CONTENDER_NAMES = [
   'inbox-tx-ungrouped',
   'inbox-tx-per-key',
   'inbox-claim',
+  'inbox-idempotent',
   'powertools',
 ] as const;
 export type ContenderName = (typeof CONTENDER_NAMES)[number];
+
+export type BalanceSource = 'accounts' | 'orders';
 
 /** Fresh tables for one sequence of deliveries. */
 export interface BenchTables {
@@ -39,5 +42,11 @@ export interface Contender {
   readonly description: string;
   /** How the container's DynamoDB client is set up (retries, timeouts, connection pool); endpoint aside. */
   readonly clientConfig: DynamoDBClientConfig;
+  /**
+   * Where the exactly-once check reads each account's balance: its `account#` item (the sample's debit),
+   * or the sum of its `order#` items, for a contender that records orders instead of keeping a counter.
+   * @default 'accounts'
+   */
+  readonly balancesFrom?: BalanceSource;
   createContainer(deps: ContainerDependencies): Container;
 }

@@ -17,6 +17,7 @@ import {
 } from '../../lambdas/core/settings.js';
 import { type OrderPlaced, orderConsumer } from '../../sample/order-consumer/order-placed.js';
 import type { BenchTables, ContainerDependencies, Contender } from './contender.js';
+import { idempotentOrders } from './idempotent-orders.js';
 import { sendWritesOneByOne } from './order-writes.js';
 
 export interface InboxContenderOptions {
@@ -24,8 +25,11 @@ export interface InboxContenderOptions {
   readonly description: string;
   /** Settings on top of the required ones, as the construct's `settings` prop would set them. */
   readonly settings?: Partial<HandlerSettings>;
-  /** `side-effect` claims a lease, sends the two writes as separate requests, then completes. */
-  readonly mode: 'transactional' | 'side-effect';
+  /**
+   * `side-effect` claims a lease, sends the two writes as separate requests, then completes; `idempotent`
+   * puts the order item once under a guard, no inbox row (idempotent-orders.ts).
+   */
+  readonly mode: 'transactional' | 'side-effect' | 'idempotent';
   /** Changes to the deployed client settings, for an ablation. */
   readonly clientOverrides?: (config: DynamoDBClientConfig) => DynamoDBClientConfig;
   /**
@@ -48,6 +52,7 @@ export function inboxContender(options: InboxContenderOptions): Contender {
     name: options.name,
     description: options.description,
     clientConfig: (options.clientOverrides ?? ((config) => config))(deployedClientConfig(options.settings)),
+    ...(options.mode === 'idempotent' ? { balancesFrom: 'orders' as const } : {}),
     createContainer({ dynamoDb, tables }: ContainerDependencies) {
       const consumer = orderConsumer(
         tables.app,
@@ -63,6 +68,7 @@ export function inboxContender(options: InboxContenderOptions): Contender {
         ...(options.mode === 'side-effect'
           ? { effect: sideEffectOrders(DynamoDBDocumentClient.from(dynamoDb), consumer.effect) }
           : {}),
+        ...(options.mode === 'idempotent' ? { effect: idempotentOrders(tables.app, consumer.effect) } : {}),
       });
       return { invoke: (event, context) => handler(event, context) };
     },

@@ -35,6 +35,13 @@ export const CONTENDERS: readonly Contender[] = [
     description: 'side-effect mode: claim PutItem, 2 UpdateItem under the lease, fenced complete UpdateItem',
     mode: 'side-effect',
   }),
+  inboxContender({
+    name: 'inbox-idempotent',
+    description:
+      'an idempotent plan, no inbox row: one PutItem of the order item under attribute_not_exists(pk) per new record; ' +
+      "the sample's account debit accumulates, which no idempotent shape allows, so the balance is the sum of the account's orders, read where needed",
+    mode: 'idempotent',
+  }),
   powertoolsContender,
 ];
 

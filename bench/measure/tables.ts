@@ -1,7 +1,7 @@
 import { DeleteTableCommand, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createAppTable, createInboxTable, createTableKeyedBy } from '../../local/dynamodb-local/tables.js';
-import type { BenchTables } from '../contenders/contender.js';
+import type { BalanceSource, BenchTables } from '../contenders/contender.js';
 
 /** Fresh tables for one sequence, named after it so a failed run is easy to trace. */
 export async function createBenchTables(client: DynamoDBClient, prefix: string): Promise<BenchTables> {
@@ -28,8 +28,15 @@ function createIdempotencyTable(client: DynamoDBClient, tableName: string): Prom
   return createTableKeyedBy(client, tableName, 'id');
 }
 
-/** Every account balance in the app table (items `account#<id>`). */
-export async function readBalances(client: DynamoDBClient, tableName: string): Promise<Map<string, number>> {
+/**
+ * Every account balance in the app table: its `account#<id>` item's balance, or (`orders`) minus the sum of
+ * the amounts of its `order#` items.
+ */
+export async function readBalances(
+  client: DynamoDBClient,
+  tableName: string,
+  from: BalanceSource = 'accounts',
+): Promise<Map<string, number>> {
   const balances = new Map<string, number>();
   let ExclusiveStartKey: ScanCommand['input']['ExclusiveStartKey'];
   do {
@@ -37,7 +44,12 @@ export async function readBalances(client: DynamoDBClient, tableName: string): P
     for (const raw of page.Items ?? []) {
       const item = unmarshall(raw);
       const pk = String(item.pk);
-      if (pk.startsWith('account#')) balances.set(pk.slice('account#'.length), Number(item.balance));
+      if (from === 'accounts' && pk.startsWith('account#'))
+        balances.set(pk.slice('account#'.length), Number(item.balance));
+      if (from === 'orders' && pk.startsWith('order#')) {
+        const account = String(item.account_id);
+        balances.set(account, (balances.get(account) ?? 0) - Number(item.amount));
+      }
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -145,7 +145,7 @@ async function verifyBalances(
   client: DynamoDBClient,
   appTable: string,
 ): Promise<void> {
-  checkExactlyOnce(contender.name, sequence, await readBalances(client, appTable));
+  checkExactlyOnce(contender.name, sequence, await readBalances(client, appTable, contender.balancesFrom));
 }
 
 /** Every account's balance as the sequence's distinct events, each applied once, make it; throws otherwise. */
