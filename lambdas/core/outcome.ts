@@ -1,6 +1,6 @@
 /** Every record of a batch ends with exactly one outcome (docs/design.md#outcomes-of-one-record). */
 export type OutcomeStatus =
-  /** Effect applied, inbox row COMPLETED. Acked. */
+  /** Effect applied, inbox row COMPLETED (an `idempotent` plan writes none). Acked. */
   | 'processed'
   /**
    * Already applied (row COMPLETED, same payload), or an earlier copy in this batch was, or an `idempotent`

@@ -47,7 +47,7 @@ import { WITHOUT_CREDENTIALS } from '../support/msk-inbox-cli.js';
 const run = promisify(execFile);
 const FIXTURES = join(PROJECT_ROOT, 'test', 'e2e', 'adoption');
 /** The new project's files, from the fixtures: consumers, then apps. */
-const CONSUMERS = ['payments.ts', 'receipts.ts', 'shipments.ts', 'ledger.ts', 'orders.ts'];
+const CONSUMERS = ['payments.ts', 'receipts.ts', 'order-status.ts', 'shipments.ts', 'ledger.ts', 'orders.ts'];
 const APPS = ['app.ts', 'ledger-app.ts', 'orders-app.ts'];
 
 let project: string;
@@ -162,6 +162,7 @@ describe('a team adopting the packed package in a project of its own', () => {
     const lines = (file: string) => readFileSync(join(project, file), 'utf8').trimEnd().split('\n').length;
     expect(lines('payments.ts')).toBeLessThanOrEqual(15);
     expect(lines('receipts.ts')).toBeLessThanOrEqual(15);
+    expect(lines('order-status.ts')).toBeLessThanOrEqual(20);
     expect(lines('ledger.ts')).toBeLessThanOrEqual(15);
     expect(lines('orders.ts')).toBeLessThanOrEqual(15);
     expect(lines('app.ts')).toBeLessThanOrEqual(20);
@@ -188,6 +189,31 @@ describe('a team adopting the packed package in a project of its own', () => {
       (row) => row.status === INBOX_STATUS.quarantined && row.quarantine_consumer === 'payments',
     );
     expect(quarantined.map((row) => row.reason)).toEqual(['invalid-event']);
+  });
+
+  it('writes the latest order status with no inbox row, and acks a repeated or older version as a duplicate', async () => {
+    const handler = await loadHandler('order-status.ts', {
+      ...localEnv('order-status'),
+      ORDERS_TABLE_NAME: tables.appTableName,
+    });
+    const status = (offset: number, version: number, value: string) => ({
+      offset,
+      headers: { event_id: `status-${version}` },
+      value: { order_id: 'status-o-1', version, status: value },
+    });
+
+    expect(await handler(kafkaEvent([status(1, 2, 'SHIPPED')]), context())).toEqual({
+      batchItemFailures: [],
+    });
+    const again = kafkaEvent([status(1, 2, 'SHIPPED'), status(2, 1, 'PLACED')]);
+    expect(await handler(again, context())).toEqual({ batchItemFailures: [] });
+
+    expect(await tables.get(tables.appTableName, 'order#status-o-1')).toMatchObject({
+      version: 2,
+      status: 'SHIPPED',
+    });
+    const rows = await tables.scan(tables.inboxTableName);
+    expect(rows.filter((row) => String(row.pk).startsWith('order-status'))).toEqual([]);
   });
 
   it('emits a PaymentRequested once, into the outbox in the transaction of the order, and nothing on a redelivery', async () => {

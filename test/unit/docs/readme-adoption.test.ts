@@ -15,6 +15,7 @@ describe('the README adoption example', () => {
   it.each([
     'payments.ts',
     'receipts.ts',
+    'order-status.ts',
     'app.ts',
     'shipments.ts',
     'ledger.ts',
