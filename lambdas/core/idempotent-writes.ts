@@ -77,6 +77,8 @@ function unguarded(notOwned: string, example: string): string {
 
 /** A string of the key that is the dedup key, alone or as a `#`-separated part. */
 function ownsKey(key: Readonly<Record<string, unknown>>, dedupKey: string): boolean {
+  // An empty key would be a part of every string with a `#`.
+  if (dedupKey === '') return false;
   return Object.values(key).some(
     (value) =>
       typeof value === 'string' &&
