@@ -38,7 +38,7 @@ import {
 } from './postgres/postgres-report.js';
 import { runPostgresBench } from './postgres/run-postgres-bench.js';
 import { redisMain, redisSectionFor } from './redis/redis-main.js';
-import { writeReport } from './report.js';
+import { COST_PLOT_FILE, writeReport } from './report.js';
 import { aggregate, type BenchResults, compareAblation, type RunMeasurement } from './results.js';
 import { buildSequences, orderWorkload, rotate, warmUpSequence } from './scenarios.js';
 import { checkTargets, formatTargets } from './targets.js';
@@ -283,7 +283,9 @@ runCli({
           `rttMs ${rttSweepMs.join(', ') || '(none)'}: ${sweepRuns} run${sweepRuns === 1 ? '' : 's'} each; ${coldStarts} cold starts`,
         analysis: analysisOf(results),
       });
-      progress(`wrote ${displayPath(join(out, 'benchmarks.md'))}, benchmarks.json and benchmarks.svg`);
+      progress(
+        `wrote ${displayPath(join(out, 'benchmarks.md'))}, benchmarks.json, benchmarks.svg and ${COST_PLOT_FILE}`,
+      );
       console.log(
         `\nTargets (from ${displayPath(join(out, 'benchmarks.json'))}):\n${formatTargets(checkTargets(json))}`,
       );

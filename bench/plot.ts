@@ -25,14 +25,15 @@ const STYLE: Readonly<Record<string, LineStyle>> = {
 const SPARE_COLORS = ['#ff7f0e', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'] as const;
 
 /** The colour a contender is drawn in on every plot of the page. */
-export function contenderColor(contender: string, contenders: readonly string[]): string {
+function contenderColor(contender: string, contenders: readonly string[]): string {
   const fixed = STYLE[contender];
   if (fixed) return fixed.color;
   const spare = contenders.filter((c) => STYLE[c] === undefined).indexOf(contender);
   return SPARE_COLORS[Math.max(0, spare) % SPARE_COLORS.length] ?? '#7f7f7f';
 }
 
-function styleOf(contender: string, contenders: readonly string[]): LineStyle {
+/** A contender's colour, and its dash where two contenders share a colour (inbox-tx and its ungrouped variant). */
+export function styleOf(contender: string, contenders: readonly string[]): LineStyle {
   return STYLE[contender] ?? { color: contenderColor(contender, contenders) };
 }
 

@@ -5,7 +5,7 @@
  */
 import { CONSUMER_ARCHITECTURE, DEFAULT_CONSUMER_MEMORY_MB } from '../../lib/function-defaults.js';
 import type { BenchRow } from '../bench-json.js';
-import { contenderColor, xmlText } from '../plot.js';
+import { styleOf, xmlText } from '../plot.js';
 import { TARGET_RTT_MS } from '../targets.js';
 import { PRICES } from './prices.js';
 
@@ -90,6 +90,21 @@ export function costTable(
 }
 
 /**
+ * Each store's rows at the round trip its section reads, or, where the run left that out (`--rtt`), at the
+ * largest it ran.
+ */
+export function rowsAtReadingRtt(
+  rows: readonly BenchRow[],
+  readingRttMs: (store: string) => number,
+): BenchRow[] {
+  const atFor = (store: string) => {
+    const ran = rows.filter((r) => r.store === store).map((r) => r.rttMs);
+    return ran.includes(readingRttMs(store)) ? readingRttMs(store) : Math.max(...ran);
+  };
+  return rows.filter((r) => r.rttMs === atFor(r.store));
+}
+
+/**
  * The rows given, each at its own rttMs: for a store priced per instance-hour (Postgres, Redis) only the
  * Lambda side is priced, and the section says so.
  */
@@ -156,16 +171,20 @@ export function renderCostPlot(
   for (const { scenario, bars } of groups) {
     out.push(`<text x="8" y="${y + BAR.height}" font-weight="bold">${xmlText(scenario)}</text>`);
     for (const row of bars) {
-      const color = contenderColor(row.contender, contenders);
+      const { color, dash } = styleOf(row.contender, contenders);
+      // A dashed line on the other plot: an outlined bar here.
+      const paint = dash
+        ? `fill="#ffffff" stroke="${color}" stroke-dasharray="${dash}"`
+        : `fill="${color}" stroke="${color}"`;
       const d = row.dollarsPerMillion;
       const dynamoDb = sx(d.dynamoDbWrites + d.dynamoDbReads);
       const lambda = sx(d.lambdaRequests + d.lambdaDuration);
       out.push(
         `<text x="${BAR.left - 6}" y="${y + BAR.height - 2}" text-anchor="end">${xmlText(row.contender)}</text>`,
-        `<rect x="${BAR.left}" y="${y}" width="${dynamoDb.toFixed(1)}" height="${BAR.height}" fill="${color}"><title>${xmlText(
+        `<rect x="${BAR.left}" y="${y}" width="${dynamoDb.toFixed(1)}" height="${BAR.height}" ${paint}><title>${xmlText(
           `${row.contender}, ${scenario}: DynamoDB $${(d.dynamoDbWrites + d.dynamoDbReads).toFixed(2)} per million events`,
         )}</title></rect>`,
-        `<rect x="${(BAR.left + dynamoDb).toFixed(1)}" y="${y}" width="${lambda.toFixed(1)}" height="${BAR.height}" fill="${color}" fill-opacity="0.35" stroke="${color}"><title>${xmlText(
+        `<rect x="${(BAR.left + dynamoDb).toFixed(1)}" y="${y}" width="${lambda.toFixed(1)}" height="${BAR.height}" fill="${color}" fill-opacity="0.3" stroke="${color}"${dash ? ` stroke-dasharray="${dash}"` : ''}><title>${xmlText(
           `${row.contender}, ${scenario}: Lambda $${(d.lambdaRequests + d.lambdaDuration).toFixed(2)} per million events`,
         )}</title></rect>`,
         `<text x="${(BAR.left + dynamoDb + lambda + 5).toFixed(1)}" y="${y + BAR.height - 2}">$${d.total.toFixed(2)}</text>`,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { HANDLER_SETTINGS } from '../../lambdas/core/settings.js';
 import { type BenchRow, formatJson, round, toRow } from '../bench-json.js';
 import { POSTGRES_CONTENDERS } from '../contenders/index.js';
-import { lambdaCostTable, PER_INSTANCE_STORE_NOTE } from '../cost/cost-report.js';
+import { lambdaCostTable, PER_INSTANCE_STORE_NOTE, rowsAtReadingRtt } from '../cost/cost-report.js';
 import type { MachineDescription } from '../machine.js';
 import { existingSection, type SectionMarkers, withSection } from '../page-section.js';
 import type { ScenarioResult } from '../results.js';
@@ -150,11 +150,10 @@ function sweepTable(results: PostgresBenchResults, readAt: number): string {
   return lines.join('\n');
 }
 
-/** The Lambda side of each record at the rttMs the section reads, the store aside. */
+/** The Lambda side of each record at the rttMs the section reads (or the largest run), the store aside. */
 function costOfPostgres(results: PostgresBenchResults, rttMs: number): string {
-  const at = [...results.scenarios, ...results.sweep].filter((r) => r.rttMs === rttMs);
-  if (at.length === 0) return `(rttMs ${rttMs} was not run: no cost.)`;
-  return `${PER_INSTANCE_STORE_NOTE}\n\n${lambdaCostTable(at.map(toRow))}`;
+  const rows = rowsAtReadingRtt([...results.scenarios, ...results.sweep].map(toRow), () => rttMs);
+  return `${PER_INSTANCE_STORE_NOTE}\n\n${lambdaCostTable(rows)}`;
 }
 
 /** What the counts say, quoted from this run's rows: a rerun rewrites it with its own. */
