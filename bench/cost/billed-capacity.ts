@@ -20,8 +20,6 @@ export interface SizesAround {
   readonly after: ItemSizes;
 }
 
-export const NO_CAPACITY: BilledCapacity = { writeUnits: 0, readUnits: 0 };
-
 /**
  * An item the delivery changed several times (an account updated by each of its records) is priced at
  * the larger of its sizes before and after the delivery: its sizes in between are not seen, and the
