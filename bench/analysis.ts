@@ -7,6 +7,8 @@ import { type BenchResults, BUNDLE_LIMIT_BYTES, type ScenarioResult } from './re
 import type { ScenarioName } from './scenarios.js';
 import { TARGET_RTT_MS } from './targets.js';
 
+const units = (value: number | undefined) => value?.toFixed(2) ?? 'n/a';
+
 export function analysisOf(results: BenchResults): string {
   const find = (scenario: ScenarioName, contender: string): ScenarioResult => {
     const found = results.scenarios.find((r) => r.scenario === scenario && r.contender === contender);
@@ -80,14 +82,14 @@ parsed and hashed once, and its writes marshalled once, by the request that send
 
 ${sweepParagraph(results)}
 
-**Capacity.** DynamoDB Local reports ${ungroupedNew.wcuPerRecord.toFixed(2)} WCU per new inbox-tx-ungrouped record,
-${txNew.wcuPerRecord.toFixed(2)} for inbox-tx on new-4p (${txHot.wcuPerRecord.toFixed(2)} on hot-1p, against
-${ungroupedHot.wcuPerRecord.toFixed(2)} ungrouped) and ${ptNew.wcuPerRecord.toFixed(0)} for Powertools. DynamoDB Local answers 4 per table a transaction
-touches, whatever the transaction's size, so a grouped transaction looks cheaper per record than it is. DynamoDB
-documents 2 WCU per item of up to 1 KB in a transaction, so 6 per new record on DynamoDB, grouped or not, against
-Powertools' 4: atomicity of the inbox row with the business writes costs capacity, and grouping saves requests and
-round trips, not capacity. Refused writes return no ConsumedCapacity; DynamoDB still charges
-them, so Powertools' duplicates cost capacity that the table does not show, and inbox-tx's cached duplicates cost none.
+**Capacity.** DynamoDB bills ${units(ungroupedNew.writeUnitsPerRecord)} write units per new inbox-tx-ungrouped record,
+${units(txNew.writeUnitsPerRecord)} for inbox-tx on new-4p (${units(txHot.writeUnitsPerRecord)} on hot-1p, against
+${units(ungroupedHot.writeUnitsPerRecord)} ungrouped) and ${units(ptNew.writeUnitsPerRecord)} for Powertools, computed from the items' sizes
+(see [What a million events cost](#what-a-million-events-cost)): a transaction bills 2 per KB of each item, so the
+inbox row and the two updates cost 6 whether a transaction holds one record or a hundred, against Powertools' 4
+standard writes. Atomicity of the inbox row with the business writes costs capacity; grouping saves requests and
+round trips, not capacity. A refused write is billed too: Powertools' duplicates on redelivery-4p cost
+${units(ptRedelivery.writeUnitsPerRecord)} write units per record, inbox-tx's, answered from its completed-key cache, ${units(txRedelivery.writeUnitsPerRecord)}.
 
 **Optimisations, kept or dropped, as measured.**
 - Completed-key cache per container (COMPLETED_KEY_CACHE_SIZE, default 10,000): kept. Without it a redelivered

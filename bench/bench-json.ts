@@ -1,5 +1,8 @@
 /** docs/benchmarks.json: one row per scenario, contender and modelled round trip, and the deployed handler. */
 
+import { CONSUMER_ARCHITECTURE, DEFAULT_CONSUMER_MEMORY_MB } from '../lib/function-defaults.js';
+import type { DollarsPerMillion } from './cost/cost-model.js';
+import { PRICES } from './cost/prices.js';
 import type { StoreName } from './measure/throughput.js';
 import { NETWORK_MODEL } from './network-model.js';
 import type { BenchResults, ScenarioResult } from './results.js';
@@ -22,8 +25,17 @@ export interface BenchRow {
   readonly requestsPerRecord: number;
   /** DynamoDB transactions, or Postgres transactions (BEGINs), per record. */
   readonly transactionsPerRecord: number;
-  readonly wcuPerRecord: number;
   readonly refusedPerRecord: number;
+  /** Write and read units DynamoDB bills per record (bench/cost); absent on Postgres and Redis. */
+  readonly writeUnitsPerRecord?: number;
+  readonly readUnitsPerRecord?: number;
+  readonly invocationsPerRecord: number;
+  /** Lambda's billed milliseconds per record (each invocation rounded up to the next ms). */
+  readonly billedMsPerRecord: number;
+  /** GB-seconds per record at the consumer function's default memory. */
+  readonly gbSecondsPerRecord: number;
+  /** USD per million events at bench/cost/prices.ts (`prices` below); Postgres and Redis: Lambda only. */
+  readonly dollarsPerMillion: DollarsPerMillion;
   readonly ratioToPowertools: number;
   /** Records of one run (the sweep runs the scenarios' first records: bench/scenarios.ts). */
   readonly records: number;
@@ -33,6 +45,8 @@ export interface BenchRow {
 export interface BenchJson {
   readonly scenarios: readonly BenchRow[];
   readonly networkModel: typeof NETWORK_MODEL & { readonly rttSweepMs: readonly number[] };
+  /** What the dollars are priced at, and where and when the prices were read. */
+  readonly prices: typeof PRICES & { readonly memoryMb: number; readonly architecture: string };
   readonly bundleBytes: number;
   readonly initMs: number;
   readonly peakRssMb: number;
@@ -42,6 +56,7 @@ export function toJson(results: BenchResults): BenchJson {
   return {
     scenarios: [...results.scenarios, ...results.sweep].map(toRow),
     networkModel: { ...NETWORK_MODEL, rttSweepMs: results.rttSweepMs },
+    prices: { ...PRICES, memoryMb: DEFAULT_CONSUMER_MEMORY_MB, architecture: CONSUMER_ARCHITECTURE },
     bundleBytes: results.bundle.bytes,
     initMs: round(results.coldInit.importMs.median, 1),
     peakRssMb: round(results.peakRss.peakRssMb, 1),
@@ -59,8 +74,19 @@ export function toRow(r: ScenarioResult): BenchRow {
     recordsPerSecondMax: round(r.recordsPerSecond.max, 1),
     requestsPerRecord: round(r.requestsPerRecord, 4),
     transactionsPerRecord: round(r.transactionsPerRecord, 4),
-    wcuPerRecord: round(r.wcuPerRecord, 4),
     refusedPerRecord: round(r.refusedPerRecord, 4),
+    ...(r.writeUnitsPerRecord === undefined ? {} : { writeUnitsPerRecord: round(r.writeUnitsPerRecord, 4) }),
+    ...(r.readUnitsPerRecord === undefined ? {} : { readUnitsPerRecord: round(r.readUnitsPerRecord, 4) }),
+    invocationsPerRecord: round(r.invocationsPerRecord, 4),
+    billedMsPerRecord: round(r.billedMsPerRecord, 4),
+    gbSecondsPerRecord: round(r.gbSecondsPerRecord, 7),
+    dollarsPerMillion: {
+      dynamoDbWrites: round(r.dollarsPerMillion.dynamoDbWrites, 4),
+      dynamoDbReads: round(r.dollarsPerMillion.dynamoDbReads, 4),
+      lambdaRequests: round(r.dollarsPerMillion.lambdaRequests, 4),
+      lambdaDuration: round(r.dollarsPerMillion.lambdaDuration, 4),
+      total: round(r.dollarsPerMillion.total, 4),
+    },
     ratioToPowertools: round(r.ratioToPowertools, 3),
     records: r.records,
     runs: r.recordsPerSecond.samples,

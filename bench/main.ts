@@ -7,7 +7,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables.js';
@@ -17,6 +17,7 @@ import { runCli } from '../operator/cli/run-cli.js';
 import { UserError } from '../operator/cli/user-error.js';
 import { analysisOf } from './analysis.js';
 import { ABLATIONS, CONTENDERS } from './contenders/index.js';
+import { costHeadline } from './cost/cost-report.js';
 import { describeMachine } from './machine.js';
 import { measureBundle } from './measure/bundle.js';
 import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './measure/ceiling.js';
@@ -25,6 +26,7 @@ import { measureDecodeCost } from './measure/decode-cost.js';
 import { measurePeakRss } from './measure/peak-rss.js';
 import { runSequence } from './measure/throughput.js';
 import { DEFAULT_RTT_SWEEP_MS, describeNetworkModel } from './network-model.js';
+import { prepareOutDirectory } from './out-directory.js';
 import { outboxMain } from './outbox/outbox-main.js';
 import { existingOutboxSection } from './outbox/outbox-report.js';
 import {
@@ -36,7 +38,7 @@ import {
 } from './postgres/postgres-report.js';
 import { runPostgresBench } from './postgres/run-postgres-bench.js';
 import { redisMain, redisSectionFor } from './redis/redis-main.js';
-import { writeReport } from './report.js';
+import { COST_PLOT_FILE, writeReport } from './report.js';
 import { aggregate, type BenchResults, compareAblation, type RunMeasurement } from './results.js';
 import { buildSequences, orderWorkload, rotate, warmUpSequence } from './scenarios.js';
 import { checkTargets, formatTargets } from './targets.js';
@@ -79,7 +81,6 @@ runCli({
       console.log(USAGE);
       return 0;
     }
-    const out = typeof args.out === 'string' ? resolve(args.out) : join(PROJECT_ROOT, 'docs');
     const runs = positiveIntegerFlag('runs', args.runs as string | undefined, 5);
     /** Enough to show each optimisation's effect (and hot-1p at rttMs 0); fewer, to keep the bench short. */
     const ablationRuns = Math.min(runs, 2);
@@ -88,6 +89,8 @@ runCli({
     /** The modelled delays dominate there, so one run spreads little; each takes seconds per contender. */
     const sweepRuns = positiveIntegerFlag('rtt-runs', args['rtt-runs'] as string | undefined, 1);
     const store = storeFlag(args.store as string | undefined);
+    // Last of the flags, first of the work: a bad --out fails now, not after the measuring.
+    const out = await prepareOutDirectory(args.out as string | undefined, join(PROJECT_ROOT, 'docs'));
     const command = ['npm run bench', ...(argv.length > 0 ? ['--', ...argv] : [])].join(' ');
 
     // The same quiet, warning-free environment for every contender.
@@ -118,7 +121,6 @@ runCli({
     }
     if (store === 'postgres') {
       const postgres = await runPostgresBench(postgresOptions);
-      await mkdir(out, { recursive: true });
       await writePostgresJson(out, postgres);
       const page = await readFile(join(out, 'benchmarks.md'), 'utf8').catch(() => undefined);
       const section = postgresSection({ results: postgres, machine: describeMachine(), command });
@@ -281,9 +283,17 @@ runCli({
           `rttMs ${rttSweepMs.join(', ') || '(none)'}: ${sweepRuns} run${sweepRuns === 1 ? '' : 's'} each; ${coldStarts} cold starts`,
         analysis: analysisOf(results),
       });
-      progress(`wrote ${displayPath(join(out, 'benchmarks.md'))}, benchmarks.json and benchmarks.svg`);
+      progress(
+        `wrote ${displayPath(join(out, 'benchmarks.md'))}, benchmarks.json, benchmarks.svg and ${COST_PLOT_FILE}`,
+      );
       console.log(
         `\nTargets (from ${displayPath(join(out, 'benchmarks.json'))}):\n${formatTargets(checkTargets(json))}`,
+      );
+      console.log(
+        `\n${costHeadline(
+          json.scenarios,
+          CONTENDERS.map((contender) => contender.name),
+        ).join('\n')}`,
       );
     } finally {
       await dynamoDb.stop();

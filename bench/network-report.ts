@@ -82,9 +82,9 @@ function sweepTable(results: BenchResults): string {
   const find = (scenario: string, contender: string, rttMs: number): ScenarioResult | undefined =>
     all.find((r) => r.scenario === scenario && r.contender === contender && r.rttMs === rttMs);
   const lines = [
-    `Records/s (median) at each base round trip, with requests, WCU per record and the ratio to Powertools at rttMs ${at}:`,
+    `Records/s (median) at each base round trip, with requests, billed WRU per record and the ratio to Powertools at rttMs ${at}:`,
     '',
-    `| scenario | contender | store | ${rtts.map((rtt) => `${rtt} ms`).join(' | ')} | requests/record | WCU/record | × Powertools |`,
+    `| scenario | contender | store | ${rtts.map((rtt) => `${rtt} ms`).join(' | ')} | requests/record | WRU/record | × Powertools |`,
     `|---|---|---|${rtts.map(() => '---:').join('|')}|---:|---:|---:|`,
   ];
   for (const scenario of SCENARIO_NAMES) {
@@ -94,7 +94,7 @@ function sweepTable(results: BenchResults): string {
       if (cells.every((cell) => cell === '–')) continue;
       lines.push(
         `| ${scenario} | ${name} | ${there?.store ?? '–'} | ${cells.join(' | ')} | ${there?.requestsPerRecord.toFixed(3) ?? '–'} | ` +
-          `${there?.wcuPerRecord.toFixed(2) ?? '–'} | ${there?.ratioToPowertools.toFixed(2) ?? '–'} |`,
+          `${there?.writeUnitsPerRecord?.toFixed(2) ?? '–'} | ${there?.ratioToPowertools.toFixed(2) ?? '–'} |`,
       );
     }
   }

@@ -22,7 +22,21 @@ const STYLE: Readonly<Record<string, LineStyle>> = {
   'inbox-idempotent': { color: '#ff7f0e' },
   powertools: { color: '#d62728' },
 };
-const FALLBACK: LineStyle = { color: '#7f7f7f' };
+/** A contender added later (not in STYLE) takes the next of these, by its place in the list drawn. */
+const SPARE_COLORS = ['#ff7f0e', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'] as const;
+
+/** The colour a contender is drawn in on every plot of the page. */
+function contenderColor(contender: string, contenders: readonly string[]): string {
+  const fixed = STYLE[contender];
+  if (fixed) return fixed.color;
+  const spare = contenders.filter((c) => STYLE[c] === undefined).indexOf(contender);
+  return SPARE_COLORS[Math.max(0, spare) % SPARE_COLORS.length] ?? '#7f7f7f';
+}
+
+/** A contender's colour, and its dash where two contenders share a colour (inbox-tx and its ungrouped variant). */
+export function styleOf(contender: string, contenders: readonly string[]): LineStyle {
+  return STYLE[contender] ?? { color: contenderColor(contender, contenders) };
+}
 
 export function renderPlot(
   rows: readonly BenchRow[],
@@ -93,7 +107,7 @@ function panel(scenario: string, rows: readonly BenchRow[], contenders: readonly
       .filter((r) => r.contender === contender && r.recordsPerSecond > 0)
       .sort((a, b) => a.rttMs - b.rttMs);
     if (points.length === 0) continue;
-    const style = STYLE[contender] ?? FALLBACK;
+    const style = styleOf(contender, contenders);
     const path = points
       .map((p) => `${sx(p.rttMs).toFixed(1)},${sy(p.recordsPerSecond).toFixed(1)}`)
       .join(' ');
@@ -113,7 +127,7 @@ function panel(scenario: string, rows: readonly BenchRow[], contenders: readonly
 function legend(contenders: readonly string[]): string {
   const out = [`<text x="${PANEL.left}" y="18" font-size="13" font-weight="bold">contenders</text>`];
   contenders.forEach((contender, index) => {
-    const style = STYLE[contender] ?? FALLBACK;
+    const style = styleOf(contender, contenders);
     const y = PANEL.top + 8 + index * 20;
     out.push(
       `<line x1="${PANEL.left}" x2="${PANEL.left + 30}" y1="${y}" y2="${y}" stroke="${style.color}" stroke-width="2"${style.dash ? ` stroke-dasharray="${style.dash}"` : ''}/>`,
@@ -143,6 +157,6 @@ function decadeLabel(decade: number): string {
   return String(value);
 }
 
-function xmlText(text: string): string {
+export function xmlText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

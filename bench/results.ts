@@ -1,4 +1,5 @@
 /** Per-scenario figures aggregated over runs, at each modelled round trip. */
+import { type DollarsPerMillion, dollarsPerMillionEvents, gbSeconds } from './cost/cost-model.js';
 import type { BundleMeasurement } from './measure/bundle.js';
 import type { Ceiling } from './measure/ceiling.js';
 import type { ColdInitMeasurement } from './measure/cold-init.js';
@@ -23,7 +24,20 @@ export interface ScenarioResult {
   /** DynamoDB transactions (TransactWriteItems, TransactGetItems), or Postgres BEGINs, per record. */
   readonly transactionsPerRecord: number;
   readonly refusedPerRecord: number;
-  readonly wcuPerRecord: number;
+  /**
+   * Write and read units DynamoDB bills per record, from the items' sizes (bench/cost/billed-capacity.ts),
+   * not DynamoDB Local's ConsumedCapacity; absent for a store billed per instance-hour.
+   */
+  readonly writeUnitsPerRecord?: number;
+  readonly readUnitsPerRecord?: number;
+  /** Lambda invocations per record (the batches). */
+  readonly invocationsPerRecord: number;
+  /** Lambda's billed duration per record: each invocation rounded up to the next ms, over all runs. */
+  readonly billedMsPerRecord: number;
+  /** GB-seconds per record at the consumer function's default memory (lib/function-defaults.ts). */
+  readonly gbSecondsPerRecord: number;
+  /** Dollars per million events at bench/cost/prices.ts. */
+  readonly dollarsPerMillion: DollarsPerMillion;
   /** Median CPU time of the bench process per record, in microseconds. */
   readonly cpuMicrosecondsPerRecord: number;
   /** Median records/s over Powertools' median records/s on the same scenario. */
@@ -113,7 +127,7 @@ export function aggregate(measurements: readonly DeliveryMeasurement[]): Scenari
       requestsPerRecord: group.reduce((sum, m) => sum + m.tally.requests, 0) / records,
       transactionsPerRecord: group.reduce((sum, m) => sum + m.tally.transactions, 0) / records,
       refusedPerRecord: group.reduce((sum, m) => sum + m.tally.refused, 0) / records,
-      wcuPerRecord: group.reduce((sum, m) => sum + m.tally.wcu, 0) / records,
+      ...costOf(group, records),
       cpuMicrosecondsPerRecord: spreadOf(group.map((m) => (m.cpuMilliseconds * 1000) / m.records)).median,
       byCommandPerRecord: byCommand,
     };
@@ -129,6 +143,31 @@ export function aggregate(measurements: readonly DeliveryMeasurement[]): Scenari
         : Number.NaN,
     };
   });
+}
+
+/** The cost figures of a group of measurements of one contender, scenario and round trip. */
+function costOf(group: readonly DeliveryMeasurement[], records: number) {
+  const per = (of: (m: DeliveryMeasurement) => number) => group.reduce((sum, m) => sum + of(m), 0) / records;
+  const priced = group.every((m) => m.capacity !== undefined);
+  const dynamoDb = priced
+    ? {
+        writeUnits: per((m) => m.capacity?.writeUnits ?? 0),
+        readUnits: per((m) => m.capacity?.readUnits ?? 0),
+      }
+    : undefined;
+  const invocations = per((m) => m.invocations);
+  const billedMilliseconds = per((m) => m.billedMilliseconds);
+  return {
+    ...(dynamoDb ? { writeUnitsPerRecord: dynamoDb.writeUnits, readUnitsPerRecord: dynamoDb.readUnits } : {}),
+    invocationsPerRecord: invocations,
+    billedMsPerRecord: billedMilliseconds,
+    gbSecondsPerRecord: gbSeconds(billedMilliseconds),
+    dollarsPerMillion: dollarsPerMillionEvents({
+      ...(dynamoDb ? { dynamoDb } : {}),
+      invocations,
+      billedMilliseconds,
+    }),
+  };
 }
 
 /** 300 KB as the lead measures bundles (KiB: ~396 KB today is 405,285 bytes). */

@@ -12,6 +12,7 @@ import {
   eventSourceOptionProblems,
   type ProvisionedPollers,
 } from './event-source-options.js';
+import { DEFAULT_CONSUMER_MEMORY_MB } from './function-defaults.js';
 import { inboxProblems, storeVariables } from './inbox-choice.js';
 import type { InboxTable } from './inbox-table.js';
 import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
@@ -228,7 +229,7 @@ export function resolveSettings(props: KafkaConsumerProps): ResolvedSettings {
     maxRecordAge: props.maxRecordAge ?? Duration.days(1),
     batchSize: props.batchSize ?? 100,
     retryAttempts: props.retryAttempts ?? 10,
-    memorySize: props.memorySize ?? 1024,
+    memorySize: props.memorySize ?? DEFAULT_CONSUMER_MEMORY_MB,
     pollers: {
       minimumPollers: pollers?.minimumPollers ?? 1,
       maximumPollers: pollers?.maximumPollers ?? 2,

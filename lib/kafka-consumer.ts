@@ -11,6 +11,7 @@ import { HANDLER_BUNDLE } from './bundling.js';
 import { mappingOptions } from './event-source-options.js';
 import type { FailureDestination } from './failure-destination.js';
 import { handlerBundling } from './function-bundling.js';
+import { CONSUMER_ARCHITECTURE } from './function-defaults.js';
 import type { InboxTable } from './inbox-table.js';
 import { throwIfProblems } from './invalid-props-error.js';
 import {
@@ -129,7 +130,8 @@ export class KafkaConsumer extends Construct {
       handler: HANDLER_BUNDLE.handlerExport,
       ...(props.depsLockFilePath === undefined ? {} : { depsLockFilePath: props.depsLockFilePath }),
       runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      architecture:
+        CONSUMER_ARCHITECTURE === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: settings.memorySize,
       timeout: settings.timeout,
       role: this.role,

@@ -7,9 +7,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../../local/dynamodb-local/client.js';
 import { createLambdaContext, untilDeadline } from '../../local/esm/lambda-function.js';
 import type { Container, Contender } from '../contenders/contender.js';
+import type { BilledCapacity } from '../cost/billed-capacity.js';
+import { CapacityMeter } from '../cost/capacity-meter.js';
+import { billedMilliseconds } from '../cost/cost-model.js';
 import { attachNetworkModel } from '../network-model.js';
 import type { ScenarioName, Sequence } from '../scenarios.js';
 import { RequestCounter, type RequestTally } from './request-counter.js';
@@ -30,6 +33,12 @@ export interface DeliveryMeasurement {
   readonly records: number;
   /** Wall time of the delivery's invocations, summed. */
   readonly milliseconds: number;
+  /** Invocations (batches) of the delivery. */
+  readonly invocations: number;
+  /** Each invocation's wall time rounded up to the next millisecond, as Lambda bills it, summed. */
+  readonly billedMilliseconds: number;
+  /** Write and read units DynamoDB bills for the delivery's requests; none for a store billed by the hour. */
+  readonly capacity?: BilledCapacity;
   /** CPU time of this process during the invocation: the contender's own cost, DynamoDB Local aside. */
   readonly cpuMilliseconds: number;
   readonly tally: RequestTally;
@@ -67,6 +76,8 @@ export async function runSequence(
     client,
     `${run.runId}-${contender.name.replace(/[^A-Za-z0-9_.-]+/g, '-')}`,
   );
+  // Reads the tables between deliveries: neither counted nor delayed.
+  const admin = localDynamoDbClient(run.endpoint);
   try {
     const container = contender.createContainer({ dynamoDb: client, tables });
     const measurements = await measureDeliveries({
@@ -74,6 +85,7 @@ export async function runSequence(
       store: 'dynamodb',
       container,
       counter,
+      capacity: new CapacityMeter(client, admin, [tables.inbox, tables.app, tables.idempotency]),
       sequence,
       rttMs: run.rttMs,
     });
@@ -82,6 +94,7 @@ export async function runSequence(
   } finally {
     await deleteBenchTables(client, tables);
     client.destroy();
+    admin.destroy();
   }
 }
 
@@ -91,6 +104,8 @@ export interface DeliveryRun {
   readonly container: Container;
   /** Reset before each delivery: its tally is that delivery's. */
   readonly counter: { reset(): void; tally(): RequestTally };
+  /** Prices each delivery's requests after it (outside the timed section); DynamoDB only. */
+  readonly capacity?: { begin(): Promise<void>; end(): Promise<BilledCapacity> };
   readonly sequence: Sequence;
   readonly rttMs: number;
 }
@@ -103,8 +118,10 @@ export async function measureDeliveries(run: DeliveryRun): Promise<DeliveryMeasu
   const { contender, container, counter, rttMs } = run;
   const measurements: DeliveryMeasurement[] = [];
   for (const delivery of run.sequence.deliveries) {
+    await run.capacity?.begin();
     counter.reset();
     let milliseconds = 0;
+    let billed = 0;
     let cpuMicroseconds = 0;
     // A partition's batches: the next one is invoked once the previous one has returned, as the ESM does.
     for (const batch of delivery.batches) {
@@ -115,7 +132,9 @@ export async function measureDeliveries(run: DeliveryRun): Promise<DeliveryMeasu
       const cpuBefore = process.cpuUsage();
       const started = performance.now();
       const response = await container.invoke(batch, context);
-      milliseconds += performance.now() - started;
+      const invocationMs = performance.now() - started;
+      milliseconds += invocationMs;
+      billed += billedMilliseconds(invocationMs);
       const cpu = process.cpuUsage(cpuBefore);
       cpuMicroseconds += cpu.user + cpu.system;
       if (response.batchItemFailures.length > 0) {
@@ -125,6 +144,8 @@ export async function measureDeliveries(run: DeliveryRun): Promise<DeliveryMeasu
         );
       }
     }
+    const tally = counter.tally();
+    const capacity = await run.capacity?.end();
     measurements.push({
       contender,
       store: run.store,
@@ -132,8 +153,11 @@ export async function measureDeliveries(run: DeliveryRun): Promise<DeliveryMeasu
       rttMs,
       records: delivery.records,
       milliseconds,
+      invocations: delivery.batches.length,
+      billedMilliseconds: billed,
+      ...(capacity ? { capacity } : {}),
       cpuMilliseconds: cpuMicroseconds / 1000,
-      tally: counter.tally(),
+      tally,
     });
   }
   return measurements;

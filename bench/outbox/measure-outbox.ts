@@ -2,7 +2,7 @@
  * One delivery of the order batches to one container, with or without emitting, and the relay after each
  * batch (outside the consumer's timed section: it is another function), measured: the consumer's wall
  * time, its requests and transaction actions, the write units DynamoDB bills for what it wrote
- * (write-units.ts, from the items' sizes after the write), and the relay's requests and write units.
+ * (bench/cost/capacity-units.ts, from the items' sizes after the write), and the relay's requests and write units.
  */
 import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -16,6 +16,8 @@ import {
 } from '../../local/dynamodb-local/tables.js';
 import { createLambdaContext, untilDeadline } from '../../local/esm/lambda-function.js';
 import type { BenchTables, Contender } from '../contenders/contender.js';
+import { itemSizeBytes, writeUnits } from '../cost/capacity-units.js';
+import { type RecordedAccess, RequestRecorder } from '../cost/request-recorder.js';
 import { RequestCounter, type RequestTally } from '../measure/request-counter.js';
 import { readBalances } from '../measure/tables.js';
 import { checkExactlyOnce } from '../measure/throughput.js';
@@ -23,8 +25,6 @@ import { attachNetworkModel } from '../network-model.js';
 import type { Delivery, ScenarioName, Sequence } from '../scenarios.js';
 import { OutboxStream, type StreamRead } from './outbox-stream.js';
 import { drain, newRelayDrain, type RelayTally } from './relay-drain.js';
-import { type RecordedWrite, WriteRecorder } from './write-recorder.js';
-import { itemSizeBytes, writeUnits } from './write-units.js';
 
 export interface OutboxMeasurement {
   readonly contender: string;
@@ -69,14 +69,14 @@ export async function measureOutboxDelivery(
   const client = new DynamoDBClient(config);
   const counter = new RequestCounter();
   counter.attach(client);
-  const recorder = new WriteRecorder();
+  const recorder = new RequestRecorder();
   recorder.attach(client);
   attachNetworkModel(client, run.rttMs);
   // The relay is another function with its own client, over the same modelled network.
   const relayClient = new DynamoDBClient(config);
   const relayCounter = new RequestCounter();
   relayCounter.attach(relayClient);
-  const relayRecorder = new WriteRecorder();
+  const relayRecorder = new RequestRecorder();
   relayRecorder.attach(relayClient);
   attachNetworkModel(relayClient, run.rttMs);
   // Setup, read-back and checks: neither counted nor delayed.
@@ -97,7 +97,7 @@ export async function measureOutboxDelivery(
   const relay = tables.outbox ? newRelayDrain(relayClient, tables.outbox, relayRecorder) : undefined;
   try {
     const container = contender.createContainer({ dynamoDb: client, tables });
-    const written: RecordedWrite[] = [];
+    const written: RecordedAccess[] = [];
     let milliseconds = 0;
     let appends = 0;
     let appendWcu = 0;
@@ -167,7 +167,7 @@ function appendsOf(records: readonly StreamRead[]): StreamRead[] {
   return records.filter(({ sdk }) => sdk.dynamodb?.NewImage?.[A.change]?.S === OUTBOX_CHANGE.appended);
 }
 
-function countActions(writes: readonly RecordedWrite[]): number {
+function countActions(writes: readonly RecordedAccess[]): number {
   return writes.filter((write) => write.transactional).length;
 }
 
@@ -175,7 +175,7 @@ function countActions(writes: readonly RecordedWrite[]): number {
  * The write units of the inbox rows and the effect's writes: a Put by its item, an Update by the item as
  * the delivery left it (each item here is written once, or only changes a number's digits).
  */
-async function priceWrites(admin: DynamoDBClient, writes: readonly RecordedWrite[]): Promise<number> {
+async function priceWrites(admin: DynamoDBClient, writes: readonly RecordedAccess[]): Promise<number> {
   const sizes = new Map<string, Map<string, number>>();
   for (const table of new Set(writes.filter((w) => !w.item).map((w) => w.table))) {
     sizes.set(table, await itemSizes(admin, table));

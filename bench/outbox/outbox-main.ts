@@ -1,5 +1,5 @@
 /** `npm run bench -- --outbox`: only the outbox comparison, rewriting only its section of the page. */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { displayPath } from '../../local/project-paths.js';
 import { describeMachine } from '../machine.js';
@@ -16,7 +16,6 @@ export interface OutboxMainOptions {
 
 export async function outboxMain(options: OutboxMainOptions): Promise<void> {
   const results = await runOutboxBench(options);
-  await mkdir(options.out, { recursive: true });
   const file = join(options.out, 'benchmarks.md');
   const page = await readFile(file, 'utf8').catch(() => undefined);
   const section = outboxSection({ results, machine: describeMachine(), command: options.command });

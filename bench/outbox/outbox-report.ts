@@ -85,7 +85,7 @@ ${outboxTable(results.rows)}
   same transactions, except where group commit cuts a group before a record whose event goes to a key
   already in it (hot-1p: 0.056 against 0.044).
 - **Billed WCU/record** is what DynamoDB bills, computed from each written item's size after the write
-  (bench/outbox/write-units.ts; the rule and its source: docs/aws-facts.md#item-sizes-and-write-units):
+  (bench/cost/capacity-units.ts; the rule and its source: docs/aws-facts.md#item-sizes-and-capacity-units):
   2 per started KB of each item in a transaction. The queue row's size is read from its stream image after
   each append, so it includes the events still pending: a row with one event (under 1 KB) costs 2 per
   append, and a row holding the events of earlier appends the relay has not removed yet passes 1 KB at

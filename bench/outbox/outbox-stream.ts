@@ -1,6 +1,6 @@
 /**
  * The outbox table's stream as the relay's event source reads it (local/streams/), for the bench: every
- * record written since the last read, in order, as the SDK gives it (its images sized by write-units.ts)
+ * record written since the last read, in order, as the SDK gives it (its images sized by bench/cost/capacity-units.ts)
  * and as Lambda hands it to the relay (stream-event.ts).
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';

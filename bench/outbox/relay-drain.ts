@@ -13,9 +13,9 @@ import { relayBatch } from '../../lambdas/outbox-relay/relay-batch.js';
 import { RELAY_STREAM_FILTER } from '../../lambdas/outbox-relay/relay-stream-filter.js';
 import { streamEvent } from '../../local/streams/stream-event.js';
 import { streamRecordFilter } from '../../local/streams/stream-filter.js';
+import { itemSizeBytes, writeUnits } from '../cost/capacity-units.js';
+import type { RequestRecorder } from '../cost/request-recorder.js';
 import type { StreamRead } from './outbox-stream.js';
-import type { WriteRecorder } from './write-recorder.js';
-import { itemSizeBytes, writeUnits } from './write-units.js';
 
 /** The relay construct's default BatchSize (lib/outbox-relay-props.ts). */
 export const RELAY_BATCH_SIZE = 100;
@@ -38,14 +38,14 @@ export interface RelayTally {
   /** Stream records the filter let through (one per append). */
   records: number;
   milliseconds: number;
-  /** Billed write units of the removals, from the size of each row as it was before (write-units.ts). */
+  /** Billed write units of the removals, from the size of each row as it was before (bench/cost/capacity-units.ts). */
   wcu: number;
 }
 
 export interface RelayDrain {
   readonly client: DynamoDBClient;
   readonly tableName: string;
-  readonly recorder: WriteRecorder;
+  readonly recorder: RequestRecorder;
   readonly publisher: AckingPublisher;
   /** One container's memory of what it published, as the deployed handler keeps it. */
   readonly publishedIds: PublishedIds;
@@ -57,7 +57,7 @@ export interface RelayDrain {
 export function newRelayDrain(
   client: DynamoDBClient,
   tableName: string,
-  recorder: WriteRecorder,
+  recorder: RequestRecorder,
 ): RelayDrain {
   return {
     client,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { HANDLER_SETTINGS } from '../../lambdas/core/settings.js';
 import { type BenchRow, formatJson, round, toRow } from '../bench-json.js';
 import { POSTGRES_CONTENDERS } from '../contenders/index.js';
+import { lambdaCostTable, PER_INSTANCE_STORE_NOTE, rowsAtReadingRtt } from '../cost/cost-report.js';
 import type { MachineDescription } from '../machine.js';
 import { existingSection, type SectionMarkers, withSection } from '../page-section.js';
 import type { ScenarioResult } from '../results.js';
@@ -95,6 +96,10 @@ ${sweepTable(results, read)}
 
 ${reading(results, read)}
 
+### Cost per record
+
+${costOfPostgres(results, read)}
+
 ${postgresModelSources(read)}
 ${POSTGRES_SECTION_END}`;
 }
@@ -143,6 +148,12 @@ function sweepTable(results: PostgresBenchResults, readAt: number): string {
     }
   }
   return lines.join('\n');
+}
+
+/** The Lambda side of each record at the rttMs the section reads (or the largest run), the store aside. */
+function costOfPostgres(results: PostgresBenchResults, rttMs: number): string {
+  const rows = rowsAtReadingRtt([...results.scenarios, ...results.sweep].map(toRow), () => rttMs);
+  return `${PER_INSTANCE_STORE_NOTE}\n\n${lambdaCostTable(rows)}`;
 }
 
 /** What the counts say, quoted from this run's rows: a rerun rewrites it with its own. */

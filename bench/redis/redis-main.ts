@@ -3,7 +3,6 @@
  * page and docs/benchmarks-redis.json; a full run (`--store all`) runs it on the full run's DynamoDB Local and
  * writes it with the rest; `--store dynamodb` and `--store postgres` keep the section as it stands.
  */
-import { mkdir } from 'node:fs/promises';
 import { displayPath } from '../../local/project-paths.js';
 import { UserError } from '../../operator/cli/user-error.js';
 import { describeMachine } from '../machine.js';
@@ -13,7 +12,7 @@ import { REDIS_JSON_FILE, REDIS_SECTION, redisSection, writeRedisJson } from './
 import { REDIS_BENCH_RUNS, REDIS_RTT_SWEEP_MS, runRedisBench } from './run-redis-bench.js';
 
 export interface RedisMainOptions {
-  /** The directory of benchmarks.md. */
+  /** The directory of benchmarks.md, made before the run (bench/out-directory.ts). */
   readonly out: string;
   /** `--runs`: the Redis section takes at most REDIS_BENCH_RUNS of them. */
   readonly runs: number;
@@ -58,7 +57,6 @@ async function freshRedisSection(options: RedisMainOptions): Promise<string> {
     progress: options.progress,
     ...(options.dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint: options.dynamoDbEndpoint }),
   });
-  await mkdir(options.out, { recursive: true });
   await writeRedisJson(options.out, results);
   return redisSection({ results, machine: describeMachine(), command: options.command });
 }

@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchRow, formatJson, round, toRow } from '../bench-json.js';
+import { lambdaCostTable, PER_INSTANCE_STORE_NOTE, rowsAtReadingRtt } from '../cost/cost-report.js';
 import type { MachineDescription } from '../machine.js';
 import { describeNetworkModel } from '../network-model.js';
 import type { SectionMarkers } from '../page-section.js';
@@ -177,6 +178,17 @@ keys-1p and hot-1p a partition's records wait one after another, and it is what 
 ${redisTable(results.rows)}
 
 ${reading(results.rows)}
+
+### Cost per record
+
+At the round trips the reading takes (Redis ${REDIS_READING_RTT_MS} ms, DynamoDB ${TARGET_RTT_MS} ms; the largest run where \`--rtt\` left
+those out). ${PER_INSTANCE_STORE_NOTE} The DynamoDB rows carry their write and read units as DynamoDB bills them.
+
+${lambdaCostTable(
+  rowsAtReadingRtt(results.rows.map(toRow), (store) =>
+    store === 'redis' ? REDIS_READING_RTT_MS : TARGET_RTT_MS,
+  ),
+)}
 
 ${redisModelSources({ redisMs: REDIS_READING_RTT_MS, dynamoDbMs: TARGET_RTT_MS })}
 ${REDIS_SECTION.end}`;

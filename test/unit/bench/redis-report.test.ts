@@ -36,6 +36,8 @@ function delivery(d: Delivery): DeliveryMeasurement {
     rttMs: d.rttMs,
     records: 100,
     milliseconds: d.milliseconds,
+    invocations: 1,
+    billedMilliseconds: Math.ceil(d.milliseconds),
     cpuMilliseconds: 1,
     tally: { requests: d.requests ?? 200, refused: d.refused ?? 0, transactions: 0, wcu: 0, byCommand },
   };

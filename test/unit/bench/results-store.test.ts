@@ -16,6 +16,8 @@ function measurement(store: StoreName, contender: string, requests: number, tran
     rttMs: 5,
     records: 100,
     milliseconds: 1000,
+    invocations: 1,
+    billedMilliseconds: 1000,
     cpuMilliseconds: 10,
     tally: { requests, refused: 0, transactions, wcu: 0, byCommand: { BEGIN: transactions } },
   } satisfies DeliveryMeasurement;

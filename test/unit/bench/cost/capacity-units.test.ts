@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { itemSizeBytes, writeUnits } from '../../../bench/outbox/write-units.js';
+import { itemSizeBytes, readUnits, writeUnits } from '../../../../bench/cost/capacity-units.js';
 
 describe('the item size DynamoDB bills', () => {
   it('counts attribute names and string bytes in UTF-8', () => {
@@ -41,5 +41,19 @@ describe('write units', () => {
   it('bills a transactional write 2 units per started KB', () => {
     expect(writeUnits(500, 'transactional')).toBe(2);
     expect(writeUnits(2049, 'transactional')).toBe(6);
+  });
+});
+
+describe('read units', () => {
+  it('bills a strongly consistent read 1 unit per started 4 KB, an eventually consistent one half, a transactional one 2', () => {
+    expect(readUnits(4096, 'strong')).toBe(1);
+    expect(readUnits(4097, 'strong')).toBe(2);
+    expect(readUnits(4097, 'eventual')).toBe(1);
+    expect(readUnits(100, 'transactional')).toBe(2);
+  });
+
+  it('bills reading nothing as reading one small item', () => {
+    expect(readUnits(0, 'strong')).toBe(1);
+    expect(readUnits(0, 'eventual')).toBe(0.5);
   });
 });

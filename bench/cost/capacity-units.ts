@@ -1,14 +1,19 @@
 /**
- * What DynamoDB bills for a write, from the item's size (docs/aws-facts.md#item-sizes-and-write-units):
- * an item's size is the UTF-8 bytes of its attribute names plus its values' sizes, and a write costs
- * 1 write unit per started KB of the item (2 in a transaction). The bench computes this itself because
- * DynamoDB Local's ConsumedCapacity for transactions is not what DynamoDB bills (docs/benchmarks.md).
+ * What DynamoDB bills for one item read or written, from the item's size
+ * (docs/aws-facts.md#item-sizes-and-capacity-units): an item's size is the UTF-8 bytes of its attribute
+ * names plus its values' sizes; a write costs 1 write unit per started KB of the item (2 in a transaction),
+ * a read 1 read unit per started 4 KB (half eventually consistent, 2 in a transaction). The bench computes
+ * this itself because DynamoDB Local's ConsumedCapacity is not what DynamoDB bills (docs/benchmarks.md).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 
 export type WriteKind = 'standard' | 'transactional';
+/** `eventual` and `strong` are GetItem's ConsistentRead false and true; `transactional` a TransactGetItems Get. */
+export type ReadKind = 'eventual' | 'strong' | 'transactional';
 
 const KB = 1024;
+const READ_UNIT_BYTES = 4 * KB;
+const READ_MULTIPLIER: Readonly<Record<ReadKind, number>> = { eventual: 0.5, strong: 1, transactional: 2 };
 
 /** The size DynamoDB gives an item (or a map's contents), in bytes. */
 export function itemSizeBytes(item: Readonly<Record<string, AttributeValue>>): number {
@@ -20,6 +25,15 @@ export function itemSizeBytes(item: Readonly<Record<string, AttributeValue>>): n
 /** Write units for one item of `bytes`: per started KB, doubled in a transaction. */
 export function writeUnits(bytes: number, kind: WriteKind): number {
   return Math.max(1, Math.ceil(bytes / KB)) * (kind === 'transactional' ? 2 : 1);
+}
+
+/**
+ * Read units for `bytes` read as one unit of rounding: one item for GetItem, BatchGetItem and TransactGetItems
+ * (each item rounded on its own), all the items a Query returned or a Scan evaluated together. Reading
+ * nothing still costs the minimum: an item that does not exist bills as one of 4 KB.
+ */
+export function readUnits(bytes: number, kind: ReadKind): number {
+  return Math.max(1, Math.ceil(bytes / READ_UNIT_BYTES)) * READ_MULTIPLIER[kind];
 }
 
 function valueBytes(value: AttributeValue): number {
