@@ -5,7 +5,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { placedOrderWrite } from '../../../bench/contenders/idempotent-orders.js';
-import { itemSizeBytes, writeUnits } from '../../../bench/outbox/write-units.js';
+import { itemSizeBytes, writeUnits } from '../../../bench/cost/capacity-units.js';
 import { checkIdempotentWrites } from '../../../lambdas/core/idempotent-writes.js';
 
 /** The longest ids and the largest amount the bench's workloads make (bench/scenarios.ts). */
