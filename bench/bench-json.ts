@@ -35,6 +35,9 @@ export interface BenchJson {
   readonly networkModel: typeof NETWORK_MODEL & { readonly rttSweepMs: readonly number[] };
   readonly bundleBytes: number;
   readonly initMs: number;
+  /** The Powertools consumer's bundle and cold init, from the same run. */
+  readonly powertoolsBundleBytes: number;
+  readonly powertoolsInitMs: number;
   readonly peakRssMb: number;
 }
 
@@ -44,6 +47,8 @@ export function toJson(results: BenchResults): BenchJson {
     networkModel: { ...NETWORK_MODEL, rttSweepMs: results.rttSweepMs },
     bundleBytes: results.bundle.bytes,
     initMs: round(results.coldInit.importMs.median, 1),
+    powertoolsBundleBytes: results.powertools.bundle.bytes,
+    powertoolsInitMs: round(results.powertools.coldInit.importMs.median, 1),
     peakRssMb: round(results.peakRss.peakRssMb, 1),
   };
 }
