@@ -6,6 +6,7 @@ import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-con
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
+import type { ConsumerLogger } from '../../lambdas/core/telemetry/json-logger.js';
 import * as orderPlaced from '../../sample/order-consumer/order-placed.js';
 import { lambdaContext, ManualClock } from './clocks.js';
 import type { TestTables } from './dynamodb.js';
@@ -35,7 +36,7 @@ export function orderConsumer(
     settings?: Partial<HandlerSettings>;
     clock?: ManualClock;
     /** @default a silent one */
-    logger?: Logger;
+    logger?: ConsumerLogger;
   } = {},
 ): OrderConsumerUnderTest {
   const clock = options.clock ?? new ManualClock();
