@@ -1,6 +1,6 @@
 /**
  * Cold init: fresh processes importing a bundle. What is timed is the import itself (module evaluation:
- * reading config, building the SDK client, Powertools and the middy chain), which is what Lambda's Init
+ * reading config, building the SDK client and the handler), which is what Lambda's Init
  * Duration adds on top of its own runtime start; the time from process start is reported beside it.
  *
  * Several bundles (ours and the Powertools consumer's) are measured in turns, one process after another, so

@@ -6,7 +6,6 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Context } from 'aws-lambda';
 import { boundedString } from './bounded-text.js';
@@ -201,32 +200,24 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
     telemetry,
   });
 
-  const publishMetrics = () => {
-    metrics.publishStoredMetrics();
+  // What Powertools' middlewares did, without middy (its streaming support loads Node's web streams at every
+  // cold start): the invocation's context on each line, never the event (its records are payload), and the
+  // metrics published once per invocation, after the batch or after its failure.
+  return async (event, context) => {
+    logger.addContext?.(context);
+    try {
+      return isDeleteExpiredRowsEvent(event)
+        ? await deleteExpiredRows(store, logger, context)
+        : await processBatch(event, context);
+    } catch (error) {
+      // The whole batch is retried (an unusable envelope, a record no response can name): say why, once.
+      logger.error('batch failed as a whole', error as Error);
+      metrics.addMetric(BATCH_METRICS.failedBatches, 'Count', 1);
+      throw error;
+    } finally {
+      metrics.publishStoredMetrics();
+    }
   };
-  return (
-    middy<unknown, KafkaBatchResponse, Error, Context>()
-      // The invocation's context on each line; never the event: its records are payload.
-      .use({
-        before: (request) => {
-          logger.addContext?.(request.context);
-        },
-      })
-      // Once per invocation, as Powertools' logMetrics does: after the batch, or after the hook below.
-      .use({ after: publishMetrics, onError: publishMetrics })
-      .use({
-        // The whole batch is retried (an unusable envelope, a record no response can name): say why, once.
-        onError: async (request) => {
-          logger.error('batch failed as a whole', request.error as Error);
-          metrics.addMetric(BATCH_METRICS.failedBatches, 'Count', 1);
-        },
-      })
-      .handler((event, context) =>
-        isDeleteExpiredRowsEvent(event)
-          ? deleteExpiredRows(store, logger, context)
-          : processBatch(event, context),
-      )
-  );
 }
 
 /** Expired rows one round of a scheduled run deletes, before it looks at the time left. */

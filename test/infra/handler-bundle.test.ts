@@ -39,6 +39,8 @@ describe("the sample consumer's Lambda bundle", () => {
     expect(packages).not.toContain('ioredis');
     // Logs and metrics are lambdas/core/telemetry's: Powertools' come only with a logger or metrics passed.
     expect(packages.filter((name) => name.startsWith('@aws-lambda-powertools/'))).toEqual([]);
+    // Nor middy, whose streaming support imports Node's web streams (node:stream/web) at every cold start.
+    expect(packages).not.toContain('@middy/core');
     expect(inputs.filter((input) => /^(operator|lib|bin)\//.test(input))).toEqual([]);
   });
 });

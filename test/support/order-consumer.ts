@@ -16,7 +16,7 @@ export const CONSUMER = 'order-consumer';
 export interface OrderConsumerUnderTest {
   readonly clock: ManualClock;
   readonly metrics: Metrics;
-  /** Invokes through middy with a context whose deadline is `remainingMs` away. */
+  /** Invokes the handler with a context whose deadline is `remainingMs` away. */
   invoke(event: unknown, remainingMs?: number): Promise<KafkaBatchResponse>;
   /** Outcomes of the most recent batch, as the telemetry saw them. */
   lastOutcomes(): readonly RecordOutcome[];
