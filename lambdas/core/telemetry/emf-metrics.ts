@@ -11,6 +11,7 @@ export type MetricUnitName = 'Count' | 'Milliseconds';
 
 /** What the consumer asks of a metrics writer: Powertools' Metrics satisfies it, so does EmfMetrics. */
 export interface ConsumerMetrics {
+  /** Stores one value of a metric (lambdas/core/metric-names.ts) until the invocation's end. */
   addMetric(name: string, unit: MetricUnitName, value: number): void;
   /** Writes what was added since the last call: once per invocation, after the batch or its failure. */
   publishStoredMetrics(): void;

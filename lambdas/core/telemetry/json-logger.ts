@@ -10,7 +10,9 @@ export type LogAttributes = Readonly<Record<string, unknown>>;
 
 /** What the consumer asks of a logger: Powertools' Logger satisfies it, so does JsonLogger. */
 export interface ConsumerLogger {
+  /** A batch's summary (`batch processed`), a scheduled run's deletions. */
   info(message: string, ...attributes: LogAttributes[]): void;
+  /** A record quarantined or in flight, with its coordinates and reason. */
   warn(message: string, ...attributes: LogAttributes[]): void;
   /** An Error is logged under `error`: name, message, stack and cause. */
   error(message: string, ...attributesOrError: [Error] | LogAttributes[]): void;
