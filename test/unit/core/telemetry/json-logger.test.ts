@@ -129,6 +129,16 @@ describe('JsonLogger', () => {
     ]);
   });
 
+  it('writes a bigint as text and leaves out a cycle rather than throwing', () => {
+    const cyclic: Record<string, unknown> = { name: 'node' };
+    cyclic.self = cyclic;
+
+    const [line] = writtenBy(ours(), (logger) => logger.info('odd values', { big: 2n ** 64n, cyclic }));
+
+    expect(line).toMatchObject({ big: '18446744073709551616', cyclic: { name: 'node' } });
+    expect(line?.cyclic).not.toHaveProperty('self');
+  });
+
   it("keeps the line's own fields from an attribute of the same name", () => {
     const [line] = writtenBy(ours(), (logger) =>
       logger.info('batch processed', { message: 'x', level: 'y', n: 1 }),
