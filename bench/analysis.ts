@@ -161,6 +161,9 @@ identity and instance metadata, with the STS, SSO and sign-in clients and the XM
 function never runs. Lambda puts the role's credentials in the environment, so lib/bundling.ts aliases
 \`@aws-sdk/credential-provider-node\` to lambdas/core/lambda-credential-provider.ts (environment, then the container
 endpoint); test/integration/core/lambda-credential-provider.test.ts builds that bundle and runs a batch with it.
-The credential packages left in the deployed bundle weigh ${kb(credentialBytes)}; Powertools Logger and Metrics
-stay (${kb(powertoolsBytes)} together).`;
+The credential packages left in the deployed bundle weigh ${kb(credentialBytes)}; ${
+    powertoolsBytes === 0
+      ? 'logs and metrics are written by lambdas/core/telemetry, so no Powertools code is bundled'
+      : `Powertools code weighs ${kb(powertoolsBytes)}`
+  }.`;
 }

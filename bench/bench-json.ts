@@ -49,6 +49,9 @@ export interface BenchJson {
   readonly prices: typeof PRICES & { readonly memoryMb: number; readonly architecture: string };
   readonly bundleBytes: number;
   readonly initMs: number;
+  /** The Powertools consumer's bundle and cold init, from the same run. */
+  readonly powertoolsBundleBytes: number;
+  readonly powertoolsInitMs: number;
   readonly peakRssMb: number;
 }
 
@@ -59,6 +62,8 @@ export function toJson(results: BenchResults): BenchJson {
     prices: { ...PRICES, memoryMb: DEFAULT_CONSUMER_MEMORY_MB, architecture: CONSUMER_ARCHITECTURE },
     bundleBytes: results.bundle.bytes,
     initMs: round(results.coldInit.importMs.median, 1),
+    powertoolsBundleBytes: results.powertools.bundle.bytes,
+    powertoolsInitMs: round(results.powertools.coldInit.importMs.median, 1),
     peakRssMb: round(results.peakRss.peakRssMb, 1),
   };
 }

@@ -17,6 +17,7 @@ import { runCli } from '../operator/cli/run-cli.js';
 import { UserError } from '../operator/cli/user-error.js';
 import { analysisOf } from './analysis.js';
 import { ABLATIONS, CONTENDERS } from './contenders/index.js';
+import { POWERTOOLS_HANDLER_ENTRY, POWERTOOLS_TABLE_VARIABLE } from './contenders/powertools-entry.js';
 import { costHeadline } from './cost/cost-report.js';
 import { describeMachine } from './machine.js';
 import { measureBundle } from './measure/bundle.js';
@@ -223,9 +224,20 @@ runCli({
         join(workDirectory, 'bundle-sdk-default-credentials'),
         'sdk-default-credentials',
       );
+      const powertoolsBundle = await measureBundle(
+        join(workDirectory, 'bundle-powertools'),
+        'deployed',
+        POWERTOOLS_HANDLER_ENTRY,
+      );
       const handlerEnv = await handlerEnvironment(dynamoDb.endpoint);
-      progress(`cold init: ${coldStarts} fresh processes`);
-      const coldInit = await measureColdInit(bundle.file, handlerEnv, coldStarts);
+      progress(`cold init: ${coldStarts} fresh processes each, ours and the Powertools consumer's in turns`);
+      const { ours: coldInit, powertools: powertoolsColdInit } = await measureColdInit(
+        {
+          ours: { bundleFile: bundle.file, env: handlerEnv },
+          powertools: { bundleFile: powertoolsBundle.file, env: handlerEnv },
+        },
+        coldStarts,
+      );
       progress('peak RSS: 10,000 records, about 6 MB, in a fresh process');
       const rssWorkload = orderWorkload({
         records: 10_000,
@@ -258,6 +270,7 @@ runCli({
         bundle,
         defaultCredentialsBundle,
         coldInit,
+        powertools: { bundle: powertoolsBundle, coldInit: powertoolsColdInit },
         peakRss,
         decodeCost,
         runs,
@@ -322,6 +335,8 @@ async function handlerEnvironment(endpoint: string): Promise<Record<string, stri
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    // The Powertools consumer's table (bench/contenders/powertools-handler.ts): only its import is timed.
+    [POWERTOOLS_TABLE_VARIABLE]: 'deployed-idempotency',
     AWS_LAMBDA_FUNCTION_NAME: 'order-consumer',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // The KafkaConsumer construct's default: one summary line per batch, EMF metrics on.

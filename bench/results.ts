@@ -66,6 +66,9 @@ export interface BenchResults {
   /** The same build with the SDK's default Node.js credential chain instead of lib/bundling.ts's alias. */
   readonly defaultCredentialsBundle: BundleMeasurement | undefined;
   readonly coldInit: ColdInitMeasurement;
+  /** The Powertools contender deployed as a function (bench/contenders/powertools-handler.ts), built and
+   * cold-started the same way, its processes in turns with ours. */
+  readonly powertools: { readonly bundle: BundleMeasurement; readonly coldInit: ColdInitMeasurement };
   readonly peakRss: PeakRssMeasurement;
   /** One value at the edge of its format's decode budget, and hostile ones refused. */
   readonly decodeCost: DecodeCostMeasurement;

@@ -81,6 +81,11 @@ export function checkTargets(json: BenchJson): TargetCheck[] {
       measured: `${json.initMs.toFixed(1)} ms`,
       met: json.initMs <= INIT_LIMIT_MS,
     },
+    {
+      target: "cold init: at most the Powertools consumer's median, in the same run (issue 27)",
+      measured: `${json.initMs.toFixed(1)} ms against ${json.powertoolsInitMs.toFixed(1)} ms`,
+      met: json.initMs <= json.powertoolsInitMs,
+    },
   ];
 }
 

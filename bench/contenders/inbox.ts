@@ -1,6 +1,6 @@
 /**
- * This project's contenders: the order consumer built by the same factory the Lambda entry uses (middy,
- * config from env, the DynamoDB inbox store), differing only in the variables a user would set.
+ * This project's contenders: the order consumer built by the same factory the Lambda entry uses (config
+ * from env, the DynamoDB inbox store), differing only in the variables a user would set.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';

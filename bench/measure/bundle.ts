@@ -1,5 +1,5 @@
 /**
- * Builds the order consumer exactly as CDK deploys it (lib/bundling.ts: handlerBuildOptions) and reads the
+ * Builds the order consumer (or another entry: the Powertools contender's) exactly as CDK deploys it (lib/bundling.ts: handlerBuildOptions) and reads the
  * size from esbuild's metafile, with the heaviest packages, so a regression names its cause.
  */
 import { mkdir } from 'node:fs/promises';
@@ -19,11 +19,12 @@ export interface BundleMeasurement {
 export async function measureBundle(
   outDirectory: string,
   variant: 'deployed' | 'sdk-default-credentials' = 'deployed',
+  entry: string = ORDER_CONSUMER_ENTRY,
 ): Promise<BundleMeasurement> {
   await mkdir(outDirectory, { recursive: true });
   // NodejsFunction names an ESM bundle index.mjs.
   const file = join(outDirectory, 'index.mjs');
-  const options = handlerBuildOptions(ORDER_CONSUMER_ENTRY, file);
+  const options = handlerBuildOptions(entry, file);
   const result = await build({
     ...options,
     // The ablation: what the bundle weighs with the SDK's default Node.js credential chain.

@@ -1,7 +1,10 @@
 /**
- * Cold init: fresh processes importing the bundle. What is timed is the import itself (module evaluation:
- * reading config, building the SDK client, Powertools and the middy chain), which is what Lambda's Init
+ * Cold init: fresh processes importing a bundle. What is timed is the import itself (module evaluation:
+ * reading config, building the SDK client and the handler), which is what Lambda's Init
  * Duration adds on top of its own runtime start; the time from process start is reported beside it.
+ *
+ * Several bundles (ours and the Powertools consumer's) are measured in turns, one process after another, so
+ * a drift of the machine's load touches them alike and their medians compare within one run.
  */
 
 import { moduleUrl, runInFreshNode } from './child-process.js';
@@ -13,29 +16,50 @@ export interface ColdInitMeasurement {
   readonly fromProcessStartMs: Spread;
 }
 
-export async function measureColdInit(
-  bundleFile: string,
-  env: Readonly<Record<string, string>>,
-  processes: number,
-): Promise<ColdInitMeasurement> {
-  const script = `
+/** One bundle to cold-start, with the variables its function has. */
+export interface ColdInitSubject {
+  readonly bundleFile: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export async function measureColdInit<Name extends string>(
+  subjects: Readonly<Record<Name, ColdInitSubject>>,
+  processesEach: number,
+): Promise<Record<Name, ColdInitMeasurement>> {
+  const names = Object.keys(subjects) as Name[];
+  const samples = new Map(
+    names.map((name) => [name, { imports: [] as number[], fromStart: [] as number[] }]),
+  );
+  // One process at a time: concurrent ones would share 2 cores and time each other.
+  for (let round = 0; round < processesEach; round += 1) {
+    // The order turns each round: neither bundle always follows the other (and its page cache).
+    const turn = names.map((_, index) => names[(index + round) % names.length] as Name);
+    for (const name of turn) {
+      const { bundleFile, env } = subjects[name];
+      const figures = await runInFreshNode<{ importMs: number; fromProcessStartMs: number }>(
+        importScript(bundleFile),
+        env,
+        30_000,
+      );
+      const kept = samples.get(name);
+      kept?.imports.push(figures.importMs);
+      kept?.fromStart.push(figures.fromProcessStartMs);
+    }
+  }
+  return Object.fromEntries(
+    names.map((name) => {
+      const kept = samples.get(name) ?? { imports: [], fromStart: [] };
+      return [name, { importMs: spreadOf(kept.imports), fromProcessStartMs: spreadOf(kept.fromStart) }];
+    }),
+  ) as Record<Name, ColdInitMeasurement>;
+}
+
+function importScript(bundleFile: string): string {
+  return `
     const started = performance.now();
     const module = await import(${JSON.stringify(moduleUrl(bundleFile))});
     const ready = performance.now();
     if (typeof module.handler !== 'function') throw new Error('no handler export');
     console.log(JSON.stringify({ importMs: ready - started, fromProcessStartMs: ready }));
   `;
-  const imports: number[] = [];
-  const fromStart: number[] = [];
-  // One after another: concurrent processes would share 2 cores and time each other.
-  for (let index = 0; index < processes; index += 1) {
-    const figures = await runInFreshNode<{ importMs: number; fromProcessStartMs: number }>(
-      script,
-      env,
-      30_000,
-    );
-    imports.push(figures.importMs);
-    fromStart.push(figures.fromProcessStartMs);
-  }
-  return { importMs: spreadOf(imports), fromProcessStartMs: spreadOf(fromStart) };
 }

@@ -4,13 +4,8 @@
  * start, clients built once, each record validated by the team's Standard Schema (zod, valibot, ...)
  * before its effect, and the engine (inbox, partial batch response, telemetry) behind it.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Context } from 'aws-lambda';
 import { boundedString } from './bounded-text.js';
@@ -26,7 +21,6 @@ import { ConfigError, EffectRejectedError } from './errors.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from './kafka-batch-handler.js';
 import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
-import { powertoolsTelemetry } from './powertools-telemetry.js';
 import { HANDLER_SETTINGS, type HandlerSettings, type StoreKind, settingsEnvironment } from './settings.js';
 import {
   type InboxStoreChoice,
@@ -34,6 +28,9 @@ import {
   type SideEffectStoreChoice,
   storeFactoryOf,
 } from './store-choice.js';
+import { batchTelemetry } from './telemetry/batch-telemetry.js';
+import { type ConsumerMetrics, EmfMetrics, metricsDisabledBy } from './telemetry/emf-metrics.js';
+import { type ConsumerLogger, JsonLogger } from './telemetry/json-logger.js';
 import { JSON_VALUES, type ValueFormat, valueFieldProblems } from './value-format.js';
 
 /** What the effect gets for one record. */
@@ -91,10 +88,20 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
   readonly store?: InboxStoreChoice;
   /** @default a client with the settings of lambdas/core/dynamodb-client-config.ts */
   readonly dynamoDb?: DynamoDBClient;
-  /** @default a Powertools Logger named after the consumer */
-  readonly logger?: Logger;
-  /** @default Powertools Metrics, namespace POWERTOOLS_METRICS_NAMESPACE or `MskInbox`, dimension service */
-  readonly metrics?: Metrics;
+  /**
+   * Where the consumer's log lines go: a Powertools Logger fits, as does anything with `info`, `warn` and
+   * `error` (and `addContext`, called with each invocation's context).
+   * @default JSON lines as Powertools Logger writes them (lambdas/core/telemetry/json-logger.ts), service the
+   * consumer's name, level from AWS_LAMBDA_LOG_LEVEL, POWERTOOLS_LOG_LEVEL or INFO; no Powertools code bundled
+   */
+  readonly logger?: ConsumerLogger;
+  /**
+   * Where the consumer's metrics go: Powertools Metrics fits, as does anything with `addMetric` and
+   * `publishStoredMetrics` (called once per invocation, after the batch or its failure).
+   * @default EMF as Powertools Metrics writes it (lambdas/core/telemetry/emf-metrics.ts): namespace
+   * POWERTOOLS_METRICS_NAMESPACE or `MskInbox`, dimension service, off under POWERTOOLS_METRICS_DISABLED
+   */
+  readonly metrics?: ConsumerMetrics;
 }
 
 /**
@@ -149,14 +156,15 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
   const config = inboxConfigOf(options.settings, valueFormat, options.store ? 'other' : 'dynamodb');
   refuseTransactionalSettings(options.store, config);
   const clock = hooks.clock ?? systemClock;
-  const logger = options.logger ?? new Logger({ serviceName: config.consumerName });
+  const logger = options.logger ?? new JsonLogger({ serviceName: config.consumerName, env: process.env });
   const metrics =
     options.metrics ??
-    new Metrics({
+    new EmfMetrics({
       namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
       serviceName: config.consumerName,
+      disabled: metricsDisabledBy(process.env),
     });
-  const telemetry = fanOut(powertoolsTelemetry(logger, metrics), hooks.observe);
+  const telemetry = fanOut(batchTelemetry(logger, metrics), hooks.observe);
   const store = new CachingInboxStore({
     store: options.store
       ? storeFactoryOf(options.store).create({
@@ -193,24 +201,24 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
     telemetry,
   });
 
-  return (
-    middy<unknown, KafkaBatchResponse, Error, Context>()
-      // Never the event: its records are payload (POWERTOOLS_LOGGER_LOG_EVENT would log it otherwise).
-      .use(injectLambdaContext(logger, { logEvent: false }))
-      .use(logMetrics(metrics))
-      .use({
-        // The whole batch is retried (an unusable envelope, a record no response can name): say why, once.
-        onError: async (request) => {
-          logger.error('batch failed as a whole', request.error as Error);
-          metrics.addMetric(BATCH_METRICS.failedBatches, MetricUnit.Count, 1);
-        },
-      })
-      .handler((event, context) =>
-        isDeleteExpiredRowsEvent(event)
-          ? deleteExpiredRows(store, logger, context)
-          : processBatch(event, context),
-      )
-  );
+  // What Powertools' middlewares did, without middy (its streaming support loads Node's web streams at every
+  // cold start): the invocation's context on each line, never the event (its records are payload), and the
+  // metrics published once per invocation, after the batch or after its failure.
+  return async (event, context) => {
+    logger.addContext?.(context);
+    try {
+      return isDeleteExpiredRowsEvent(event)
+        ? await deleteExpiredRows(store, logger, context)
+        : await processBatch(event, context);
+    } catch (error) {
+      // The whole batch is retried (an unusable envelope, a record no response can name): say why, once.
+      logger.error('batch failed as a whole', error as Error);
+      metrics.addMetric(BATCH_METRICS.failedBatches, 'Count', 1);
+      throw error;
+    } finally {
+      metrics.publishStoredMetrics();
+    }
+  };
 }
 
 /** Expired rows one round of a scheduled run deletes, before it looks at the time left. */
@@ -225,7 +233,7 @@ const EXPIRED_ROWS_MARGIN_MS = 10_000;
  */
 async function deleteExpiredRows(
   store: CachingInboxStore,
-  logger: Logger,
+  logger: ConsumerLogger,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<KafkaBatchResponse> {
   let deleted = 0;

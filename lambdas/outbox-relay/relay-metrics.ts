@@ -1,6 +1,6 @@
 /**
- * The relay's EMF metrics and its one log line per invocation, through Powertools, as the consumer's
- * (lambdas/core/powertools-telemetry.ts). Names: relay-metric-names.ts.
+ * The relay's EMF metrics and its one log line per invocation, through Powertools (the consumer writes
+ * the same shapes without it: lambdas/core/telemetry/). Names: relay-metric-names.ts.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';

@@ -15,7 +15,7 @@ import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
 import { bundledPackages, OPERATOR_CLIENTS } from '../support/bundle-inputs.js';
 
 describe("the sample consumer's Lambda bundle", () => {
-  it("carries the inbox's DynamoDB client and nothing of the operator tool, the constructs or other stores", async () => {
+  it("carries the inbox's DynamoDB client and nothing of the operator tool, the constructs, other stores or Powertools", async () => {
     const { metafile } = await build({
       ...handlerBuildOptions(
         ORDER_CONSUMER_ENTRY,
@@ -37,6 +37,10 @@ describe("the sample consumer's Lambda bundle", () => {
     // The other stores' clients come with their entries (msk-inbox/postgres, msk-inbox/redis) only.
     expect(packages).not.toContain('pg');
     expect(packages).not.toContain('ioredis');
+    // Logs and metrics are lambdas/core/telemetry's: Powertools' come only with a logger or metrics passed.
+    expect(packages.filter((name) => name.startsWith('@aws-lambda-powertools/'))).toEqual([]);
+    // Nor middy, whose streaming support imports Node's web streams (node:stream/web) at every cold start.
+    expect(packages).not.toContain('@middy/core');
     expect(inputs.filter((input) => /^(operator|lib|bin)\//.test(input))).toEqual([]);
   });
 });

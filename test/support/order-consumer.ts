@@ -6,6 +6,7 @@ import { createObservedInboxConsumer } from '../../lambdas/core/create-inbox-con
 import type { KafkaBatchResponse } from '../../lambdas/core/kafka-event.js';
 import type { RecordOutcome } from '../../lambdas/core/outcome.js';
 import type { HandlerSettings } from '../../lambdas/core/settings.js';
+import type { ConsumerLogger } from '../../lambdas/core/telemetry/json-logger.js';
 import * as orderPlaced from '../../sample/order-consumer/order-placed.js';
 import { lambdaContext, ManualClock } from './clocks.js';
 import type { TestTables } from './dynamodb.js';
@@ -15,7 +16,7 @@ export const CONSUMER = 'order-consumer';
 export interface OrderConsumerUnderTest {
   readonly clock: ManualClock;
   readonly metrics: Metrics;
-  /** Invokes through middy with a context whose deadline is `remainingMs` away. */
+  /** Invokes the handler with a context whose deadline is `remainingMs` away. */
   invoke(event: unknown, remainingMs?: number): Promise<KafkaBatchResponse>;
   /** Outcomes of the most recent batch, as the telemetry saw them. */
   lastOutcomes(): readonly RecordOutcome[];
@@ -35,7 +36,7 @@ export function orderConsumer(
     settings?: Partial<HandlerSettings>;
     clock?: ManualClock;
     /** @default a silent one */
-    logger?: Logger;
+    logger?: ConsumerLogger;
   } = {},
 ): OrderConsumerUnderTest {
   const clock = options.clock ?? new ManualClock();

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the order consumer's deployed handler chain (createInboxConsumer, through middy; built here by
+ * Fuzzing the order consumer's deployed handler chain (createInboxConsumer; built here by
  * createObservedInboxConsumer) against DynamoDB Local with events no producer should send
  * (test/fuzz/support/malformed-events.ts). The engine's handler gets many more cases on the in-memory
  * store in test/fuzz/core/kafka-batch-handler.test.ts.

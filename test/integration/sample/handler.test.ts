@@ -6,7 +6,7 @@ import { loadEvent } from '../../support/fixtures.js';
 import { kafkaEvent, kafkaRecord, orderRecord } from '../../support/kafka-events.js';
 import { CONSUMER, orderConsumer } from '../../support/order-consumer.js';
 
-describe('order consumer handler through middy', () => {
+describe('order consumer handler as deployed', () => {
   let tables: TestTables;
   beforeEach(async () => {
     tables = await createTestTables();

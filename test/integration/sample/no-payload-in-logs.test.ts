@@ -1,11 +1,12 @@
 /**
  * Payload bytes never reach the logs: a run over poison records that each carry a marker in their
- * content (value, key, header names and bytes, odd field types), with the logger at DEBUG, writes log
+ * content (value, key, header names and bytes, odd field types), with each logger at its most verbose, writes log
  * lines for every record and none of them holds the marker, in any encoding.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { KafkaEventRecord } from '../../../lambdas/core/kafka-event.js';
+import { type ConsumerLogger, JsonLogger } from '../../../lambdas/core/telemetry/json-logger.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaRecord, signedBytes } from '../../support/kafka-events.js';
 import { CONSUMER, orderConsumer } from '../../support/order-consumer.js';
@@ -56,31 +57,40 @@ function poisonRecords(): KafkaEventRecord[] {
 }
 
 describe('the logs of a run over poison records', () => {
-  it('hold none of the records bytes, although every record is logged or counted', async () => {
-    const lines: string[] = [];
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-    const consumer = orderConsumer(tables, {
-      logger: new Logger({ serviceName: CONSUMER, logLevel: 'DEBUG' }),
-    });
-    const event = {
-      eventSource: 'aws:kafka',
-      records: { 'orders-0': poisonRecords(), 'orders-1': ['not a record', MARKER] },
-    };
+  // The default logger (lambdas/core/telemetry), and a team's Powertools Logger at its most verbose.
+  const loggers: [string, () => ConsumerLogger][] = [
+    [
+      'the default logger',
+      () => new JsonLogger({ serviceName: CONSUMER, env: { POWERTOOLS_LOG_LEVEL: 'INFO' } }),
+    ],
+    ['a Powertools Logger', () => new Logger({ serviceName: CONSUMER, logLevel: 'DEBUG' })],
+  ];
+  it.each(loggers)(
+    'hold none of the records bytes, although every record is logged or counted, with %s',
+    async (_, logger) => {
+      const lines: string[] = [];
+      const capture = (chunk: unknown) => {
+        lines.push(String(chunk));
+        return true;
+      };
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+      const consumer = orderConsumer(tables, { logger: logger() });
+      const event = {
+        eventSource: 'aws:kafka',
+        records: { 'orders-0': poisonRecords(), 'orders-1': ['not a record', MARKER] },
+      };
 
-    const response = await consumer.invoke(event);
-    await consumer.invoke(event); // the redelivery logs its outcomes again
-    vi.restoreAllMocks();
+      const response = await consumer.invoke(event);
+      await consumer.invoke(event); // the redelivery logs its outcomes again
+      vi.restoreAllMocks();
 
-    expect(response.batchItemFailures).toEqual([]);
-    const quarantineLines = lines.filter((line) => line.includes('record quarantined'));
-    expect(quarantineLines.length).toBeGreaterThanOrEqual(12);
-    for (const encoding of ENCODINGS) {
-      expect(lines.filter((line) => line.includes(encoding))).toEqual([]);
-    }
-  });
+      expect(response.batchItemFailures).toEqual([]);
+      const quarantineLines = lines.filter((line) => line.includes('record quarantined'));
+      expect(quarantineLines.length).toBeGreaterThanOrEqual(12);
+      for (const encoding of ENCODINGS) {
+        expect(lines.filter((line) => line.includes(encoding))).toEqual([]);
+      }
+    },
+  );
 });
