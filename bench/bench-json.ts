@@ -1,13 +1,13 @@
 /** docs/benchmarks.json: one row per scenario, contender and modelled round trip, and the deployed handler. */
 
 import { CONSUMER_ARCHITECTURE, DEFAULT_CONSUMER_MEMORY_MB } from '../lib/function-defaults.js';
-import type { DollarsPerMillion } from './cost/cost-model.js';
+import type { RecordCost } from './cost/cost-model.js';
 import { PRICES } from './cost/prices.js';
 import type { StoreName } from './measure/throughput.js';
 import { NETWORK_MODEL } from './network-model.js';
 import type { BenchResults, ScenarioResult } from './results.js';
 
-export interface BenchRow {
+export interface BenchRow extends RecordCost {
   readonly scenario: string;
   readonly contender: string;
   /**
@@ -26,16 +26,6 @@ export interface BenchRow {
   /** DynamoDB transactions, or Postgres transactions (BEGINs), per record. */
   readonly transactionsPerRecord: number;
   readonly refusedPerRecord: number;
-  /** Write and read units DynamoDB bills per record (bench/cost); absent on Postgres and Redis. */
-  readonly writeUnitsPerRecord?: number;
-  readonly readUnitsPerRecord?: number;
-  readonly invocationsPerRecord: number;
-  /** Lambda's billed milliseconds per record (each invocation rounded up to the next ms). */
-  readonly billedMsPerRecord: number;
-  /** GB-seconds per record at the consumer function's default memory. */
-  readonly gbSecondsPerRecord: number;
-  /** USD per million events at bench/cost/prices.ts (`prices` below); Postgres and Redis: Lambda only. */
-  readonly dollarsPerMillion: DollarsPerMillion;
   readonly ratioToPowertools: number;
   /** Records of one run (the sweep runs the scenarios' first records: bench/scenarios.ts). */
   readonly records: number;

@@ -1,5 +1,5 @@
 /** Per-scenario figures aggregated over runs, at each modelled round trip. */
-import { type DollarsPerMillion, dollarsPerMillionEvents, gbSeconds } from './cost/cost-model.js';
+import { dollarsPerMillionEvents, gbSeconds, type RecordCost } from './cost/cost-model.js';
 import type { BundleMeasurement } from './measure/bundle.js';
 import type { Ceiling } from './measure/ceiling.js';
 import type { ColdInitMeasurement } from './measure/cold-init.js';
@@ -9,7 +9,7 @@ import { type Spread, spreadOf } from './measure/stats.js';
 import type { DeliveryMeasurement, StoreName } from './measure/throughput.js';
 import type { ScenarioName } from './scenarios.js';
 
-export interface ScenarioResult {
+export interface ScenarioResult extends RecordCost {
   readonly scenario: ScenarioName;
   readonly contender: string;
   /** Where the inbox (and the effect's writes, if any) lived: DynamoDB Local, or the bench's Postgres or Redis. */
@@ -24,20 +24,6 @@ export interface ScenarioResult {
   /** DynamoDB transactions (TransactWriteItems, TransactGetItems), or Postgres BEGINs, per record. */
   readonly transactionsPerRecord: number;
   readonly refusedPerRecord: number;
-  /**
-   * Write and read units DynamoDB bills per record, from the items' sizes (bench/cost/billed-capacity.ts),
-   * not DynamoDB Local's ConsumedCapacity; absent for a store billed per instance-hour.
-   */
-  readonly writeUnitsPerRecord?: number;
-  readonly readUnitsPerRecord?: number;
-  /** Lambda invocations per record (the batches). */
-  readonly invocationsPerRecord: number;
-  /** Lambda's billed duration per record: each invocation rounded up to the next ms, over all runs. */
-  readonly billedMsPerRecord: number;
-  /** GB-seconds per record at the consumer function's default memory (lib/function-defaults.ts). */
-  readonly gbSecondsPerRecord: number;
-  /** Dollars per million events at bench/cost/prices.ts. */
-  readonly dollarsPerMillion: DollarsPerMillion;
   /** Median CPU time of the bench process per record, in microseconds. */
   readonly cpuMicrosecondsPerRecord: number;
   /** Median records/s over Powertools' median records/s on the same scenario. */

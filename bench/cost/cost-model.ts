@@ -50,3 +50,21 @@ export function dollarsPerMillionEvents(counts: CountsPerRecord): DollarsPerMill
     total: dynamoDbWrites + dynamoDbReads + lambdaRequests + lambdaDuration,
   };
 }
+
+/** What a record costs, as the results and docs/benchmarks.json both carry it. */
+export interface RecordCost {
+  /**
+   * Write and read units DynamoDB bills per record, from the items' sizes (bench/cost/billed-capacity.ts),
+   * not DynamoDB Local's ConsumedCapacity; absent for a store billed per instance-hour (Postgres, Redis).
+   */
+  readonly writeUnitsPerRecord?: number;
+  readonly readUnitsPerRecord?: number;
+  /** Lambda invocations per record (the batches). */
+  readonly invocationsPerRecord: number;
+  /** Lambda's billed duration per record: each invocation rounded up to the next ms, over all runs. */
+  readonly billedMsPerRecord: number;
+  /** GB-seconds per record at the consumer function's default memory (lib/function-defaults.ts). */
+  readonly gbSecondsPerRecord: number;
+  /** USD per million events at bench/cost/prices.ts; Postgres and Redis: Lambda only. */
+  readonly dollarsPerMillion: DollarsPerMillion;
+}
