@@ -23,7 +23,7 @@
  * `maxInFlight` transactions are in flight; the rest wait, gathering more groups, for a free one.
  */
 import type { LaneWrites } from './group-commit.js';
-import type { CommitGroupOptions, CommitResult, InboxStore } from './inbox-store.js';
+import { type CommitGroupOptions, type CommitResult, type InboxStore, stopsGroup } from './inbox-store.js';
 import type { RecordOutcome } from './outcome.js';
 import type { CommitPrepared } from './record-preparation.js';
 import { footprintOf, OpenGroup } from './transaction-group.js';
@@ -72,6 +72,12 @@ export class CrossKeyCommitWindow implements LaneWrites {
   #aloneRunning = 0;
   readonly #aloneQueue: (() => void)[] = [];
   #sendScheduled = false;
+  /**
+   * The lowest offset whose answer may leave it reported: nothing after it is sent, as the lane scheduler
+   * starts nothing after a reported record. Lanes woken by the same answer may hand in a next record before
+   * the scheduler has heard of the report; this catches those.
+   */
+  #stopOffset = Number.POSITIVE_INFINITY;
 
   constructor(options: CrossKeyCommitOptions) {
     this.#options = options;
@@ -127,6 +133,11 @@ export class CrossKeyCommitWindow implements LaneWrites {
       }
       return;
     }
+    this.#waiting = this.#waiting.filter((handedIn) => {
+      if (firstOffset(handedIn) < this.#stopOffset) return true;
+      handedIn.resolve(handedIn.members.map(() => ({ kind: 'not-sent' })));
+      return false;
+    });
     this.#waiting.sort((a, b) => firstOffset(a) - firstOffset(b));
     const records = this.#waiting.reduce((sum, handedIn) => sum + handedIn.members.length, 0);
     // A small group waits while a transaction is in flight: the lanes its answer wakes join it.
@@ -153,6 +164,10 @@ export class CrossKeyCommitWindow implements LaneWrites {
     }
   }
 
+  #stopAt(member: CommitPrepared): void {
+    this.#stopOffset = Math.min(this.#stopOffset, offsetOf(member));
+  }
+
   #touchesHeld(handedIn: HandedIn): boolean {
     return handedIn.members.some((member) => footprintOf(member).items.some((item) => this.#held.has(item)));
   }
@@ -168,6 +183,11 @@ export class CrossKeyCommitWindow implements LaneWrites {
       .then(
         (results) => {
           const byMember = new Map(members.map((member, index) => [member, results[index]]));
+          members.forEach((member, index) => {
+            const result = results[index];
+            if (result === undefined || stopsGroup(result) || result.kind === 'not-sent')
+              this.#stopAt(member);
+          });
           for (const handedIn of taken) {
             handedIn.resolve(
               // A member the store left unanswered is failed where its answer is read (group-commit.ts).
@@ -176,6 +196,8 @@ export class CrossKeyCommitWindow implements LaneWrites {
           }
         },
         (error: unknown) => {
+          // Every member is reported.
+          for (const member of members) this.#stopAt(member);
           for (const handedIn of taken) handedIn.reject(error);
         },
       )
