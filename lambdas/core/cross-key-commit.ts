@@ -69,8 +69,8 @@ export class CrossKeyCommitWindow implements LaneWrites {
   /** Items of the transactions in flight. */
   readonly #held = new Set<string>();
   #inFlight = 0;
-  #aloneRunning = 0;
-  readonly #aloneQueue: (() => void)[] = [];
+  #boundedRunning = 0;
+  readonly #boundedQueue: (() => void)[] = [];
   #sendScheduled = false;
   /**
    * The lowest offset whose answer may leave it reported: nothing after it is sent, as the lane scheduler
@@ -84,30 +84,37 @@ export class CrossKeyCommitWindow implements LaneWrites {
   }
 
   commitGroup(members: readonly CommitPrepared[], options: CommitGroupOptions): Promise<CommitResult[]> {
-    if (!members.every(mayJoinCrossKeyGroup)) return this.#options.store.commitGroup(members, options);
+    if (!members.every(mayJoinCrossKeyGroup)) {
+      return this.#bounded(() => this.#options.store.commitGroup(members, options));
+    }
     return new Promise((resolve, reject) => {
       this.#waiting.push({ members, options, resolve, reject });
       this.#scheduleSend();
     });
   }
 
+  runAlone(run: () => Promise<RecordOutcome>): Promise<RecordOutcome> {
+    return this.#bounded(run);
+  }
+
   /**
-   * Records that write alone keep KEY_CONCURRENCY's bound: more lanes run at once than without grouping
-   * (batch-processor.ts), and a side effect must not see that many calls at once.
+   * Work that shares no transaction (a record that writes alone, a lane's group that may not join others)
+   * keeps KEY_CONCURRENCY's bound: more lanes run at once than without grouping (batch-processor.ts), and
+   * a side effect or a SQL store's connection pool must not see that many requests at once.
    */
-  async runAlone(run: () => Promise<RecordOutcome>): Promise<RecordOutcome> {
-    if (this.#aloneRunning >= this.#options.maxInFlight) {
-      await new Promise<void>((resolve) => this.#aloneQueue.push(resolve));
+  async #bounded<T>(run: () => Promise<T>): Promise<T> {
+    if (this.#boundedRunning >= this.#options.maxInFlight) {
+      await new Promise<void>((resolve) => this.#boundedQueue.push(resolve));
     } else {
-      this.#aloneRunning += 1;
+      this.#boundedRunning += 1;
     }
     try {
       return await run();
     } finally {
-      // The slot passes straight to the next waiting record, or is freed.
-      const next = this.#aloneQueue.shift();
+      // The slot passes straight to the next waiting one, or is freed.
+      const next = this.#boundedQueue.shift();
       if (next) next();
-      else this.#aloneRunning -= 1;
+      else this.#boundedRunning -= 1;
     }
   }
 
