@@ -234,4 +234,26 @@ describe('group commit across keys (ORDERING=key)', () => {
     expect(store.appItem(APP, { pk: 'account#a' })).toBeDefined();
     expect(store.appItem(APP, { pk: 'account#c' })).toBeUndefined();
   });
+
+  it('runs no more side-effect calls of a partition at once than KEY_CONCURRENCY, though more keys run', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const { run } = setup(100, {
+      ordering: { by: 'key', keySource: { from: 'kafka-key' }, keyConcurrency: 2 },
+      effect: () => ({
+        kind: 'call',
+        run: async () => {
+          running += 1;
+          maxRunning = Math.max(maxRunning, running);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          running -= 1;
+        },
+      }),
+    });
+
+    const outcomes = await run(['a', 'b', 'c', 'd', 'e', 'f'].map((key, index) => order(index + 1, key)));
+
+    expect(outcomes.every((o) => o.status === 'processed')).toBe(true);
+    expect(maxRunning).toBe(2);
+  });
 });
