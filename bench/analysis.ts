@@ -69,12 +69,12 @@ transactions/s and ${(up4 / 4).toFixed(0)} four-request records/s, a ratio near 
 engine cannot change much; inbox-tx-ungrouped measured ${(rps(ungroupedNew) / rps(ptNew)).toFixed(2)}x (${rps(ungroupedNew).toFixed(0)} against ${rps(ptNew).toFixed(0)} records/s; per run
 ${range(ungroupedNew)} and ${range(ptNew)}: Powertools' plain requests spread over DynamoDB Local's threads and speed up
 whenever the machine has idle CPU, transactions cannot), inbox-tx with grouping ${(rps(txNew) / rps(ptNew)).toFixed(2)}x.
-For the same reason per-key ordering has little to gain on keys-1p here: DynamoDB Local's transactions go
-${(tx16 / tx1).toFixed(2)}x as fast with 16 in flight as with 1, and inbox-tx-per-key measured
+For the same reason keys in flight alone gain little on keys-1p here: DynamoDB Local's transactions go
+${(tx16 / tx1).toFixed(2)}x as fast with 16 in flight as with 1; inbox-tx-per-key, whose keys also share transactions, measured
 ${(rps(perKeyKeys) / rps(ungroupedKeys)).toFixed(2)}x inbox-tx-ungrouped. Neither bound is DynamoDB's: DynamoDB runs
 transactions on different items in parallel and a record's time there is its round trips, one transaction for
 inbox-tx-ungrouped against four requests in a row for Powertools, one transaction per group with grouping, and one
-per key in flight with ORDERING=key: the modelled network (next paragraph) puts those round trips back. What does carry over is the client's own cost: ${txNew.cpuMicrosecondsPerRecord.toFixed(0)} µs of
+per group of several keys' ready records with ORDERING=key: the modelled network (next paragraph) puts those round trips back. What does carry over is the client's own cost: ${txNew.cpuMicrosecondsPerRecord.toFixed(0)} µs of
 CPU per new record for inbox-tx against ${ptNew.cpuMicrosecondsPerRecord.toFixed(0)} for Powertools, almost all of it
 the SDK serialising and signing requests. A CPU profile of inbox-tx taken while building this bench put the
 engine's own modules (decoding, hashing, the batch logic) at about 40 µs per record: each record is decoded,
@@ -98,7 +98,7 @@ ${units(ptRedelivery.writeUnitsPerRecord)} write units per record, inbox-tx's, a
   ${cache ? cache.baseline.requestsPerRecord.toFixed(3) : 'n/a'} and ${cache ? rps(cache.baseline).toFixed(0) : 'n/a'} records/s.
 - Per-key ordering (ORDERING=key): kept as an opt-in, off by default. Here it measured
   ${(rps(perKeyKeys) / rps(ungroupedKeys)).toFixed(2)}x inbox-tx-ungrouped on keys-1p at rttMs 0; DynamoDB Local alone allows ${(tx16 / tx1).toFixed(2)}x. What it buys is
-  requests in flight, which pays where each request waits on the network (see the modelled network above; the
+  keys in flight, whose ready records share transactions (docs/design.md#group-commit-across-keys), which pays where each request waits on the network (see the modelled network above; the
   ablation below runs at rttMs 0 only). KEY_CONCURRENCY=64 instead of the default 16: ${change(wideKeys)} records/s, ${withinNoise(wideKeys, perKeyKeys) ? 'within' : 'beyond'}
   the run-to-run spread of inbox-tx-per-key on keys-1p (${range(perKeyKeys)}); the default stays 16, since sockets
   and memory grow with it.

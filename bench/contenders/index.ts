@@ -15,7 +15,8 @@ export const inboxTx = {
 
 const inboxTxPerKey = {
   name: 'inbox-tx-per-key',
-  description: 'transactional mode, ORDERING=key on the Kafka key: keys of a partition run concurrently',
+  description:
+    'transactional mode, ORDERING=key on the Kafka key: keys of a partition run concurrently, their ready records sharing transactions',
   mode: 'transactional',
   settings: { ordering: 'key', keySource: 'kafka-key' },
 } as const;

@@ -1,6 +1,7 @@
 import { type BatchProcessorOptions, type BatchState, deadlineNear } from './batch-context.js';
+import { CrossKeyCommitWindow } from './cross-key-commit.js';
 import type { DecodedPartition, DecodedRecord } from './decode-event.js';
-import { runLaneRecords } from './group-commit.js';
+import { directWrites, type LaneWrites, runLaneRecords } from './group-commit.js';
 import { type Lanes, oneLane, runInLanes } from './lane-scheduler.js';
 import { mapConcurrently } from './map-concurrently.js';
 import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
@@ -21,22 +22,42 @@ export async function processBatch(
   options: BatchProcessorOptions,
 ): Promise<RecordOutcome[]> {
   const state: BatchState = { firstCopies: new Map(), refusals: options.refusals ?? new RefusalStreak() };
-  const lanes = lanesOf(options.ordering, options.transactGroupMaxRecords ?? 1);
-  const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) =>
-    runInLanes(partition.records, lanes, {
-      run: (records) => runLaneRecords(records, options, state),
+  const groupMax = options.transactGroupMaxRecords ?? 1;
+  const lanes = lanesOf(options.ordering, groupMax);
+  const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) => {
+    const writes = partitionWrites(options, groupMax);
+    return runInLanes(partition.records, lanes, {
+      run: (records) => runLaneRecords(records, options, state, writes),
       notStarted: (record, status, reason, detail) => outcome(record, status, { reason, detail }),
       deadlineNear: () => deadlineNear(options),
-    }),
-  );
+    });
+  });
   return perPartition.flat();
+}
+
+/**
+ * With per-key ordering and grouping on, a partition's lanes hand their groups to one cross-key window
+ * (cross-key-commit.ts); otherwise each lane's group is a request of its own.
+ */
+function partitionWrites(options: BatchProcessorOptions, groupMax: number): LaneWrites {
+  const ordering = options.ordering;
+  if (ordering?.by !== 'key' || groupMax <= 1) return directWrites(options.store);
+  return new CrossKeyCommitWindow({
+    store: options.store,
+    maxRecords: groupMax,
+    maxInFlight: ordering.keyConcurrency,
+    mayStart: () => !deadlineNear(options),
+  });
 }
 
 function lanesOf(ordering: PartitionOrdering | undefined, take: number): Lanes {
   if (ordering?.by !== 'key') return oneLane(take);
   return {
     laneOf: (record: DecodedRecord) => orderingKeyOf(record, ordering.keySource),
-    concurrency: ordering.keyConcurrency,
+    // Grouped, KEY_CONCURRENCY bounds the partition's transactions in flight (and records that write alone,
+    // cross-key-commit.ts), each carrying the ready records of up to TRANSACT_GROUP_MAX_RECORDS keys: so
+    // that many keys run at once. Ungrouped, each key in flight is a request in flight.
+    concurrency: take > 1 ? ordering.keyConcurrency * take : ordering.keyConcurrency,
     take,
   };
 }

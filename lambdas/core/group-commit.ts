@@ -13,21 +13,34 @@
  */
 import { type BatchProcessorOptions, type BatchState, deadlineNear } from './batch-context.js';
 import type { DecodedRecord } from './decode-event.js';
-import type { EffectWrite } from './effect.js';
-import { outboxAppendBytes } from './outbox-appends.js';
+import type { CommitGroupOptions, CommitResult, InboxStore } from './inbox-store.js';
 import { isApplied, isReported, type RecordOutcome } from './outcome.js';
 import { failed, outcome } from './record-outcome.js';
-import { type Prepared, prepareRecord } from './record-preparation.js';
+import { type CommitPrepared, prepareRecord } from './record-preparation.js';
 import { commitOutcome } from './record-settlement.js';
+import { OpenGroup } from './transaction-group.js';
 
-/** DynamoDB's limits on one TransactWriteItems (docs/aws-facts.md). */
-const TRANSACTION_LIMITS = { actions: 100, bytes: 4 * 1024 * 1024 } as const;
-/** Room kept under 4 MB: sizes are estimated from the request's JSON, not DynamoDB's own accounting. */
-const BYTES_BUDGET = TRANSACTION_LIMITS.bytes - 256 * 1024;
-/** An inbox row's bytes besides its source and hash: a generous bound. */
-const INBOX_ROW_BYTES = 2_048;
+type Member = CommitPrepared;
 
-type Member = Extract<Prepared, { kind: 'commit' }>;
+/**
+ * How a lane's writes reach the store: straight to it (`directWrites`), or, under per-key ordering, through
+ * the partition's cross-key window (cross-key-commit.ts), which gathers the groups of several lanes into
+ * one transaction.
+ */
+export interface LaneWrites {
+  /** Answers as `InboxStore.commitGroup` would for these members alone. */
+  commitGroup(members: readonly Member[], options: CommitGroupOptions): Promise<CommitResult[]>;
+  /** Runs a record that writes on its own (a quarantine row, a side effect). */
+  runAlone(run: () => Promise<RecordOutcome>): Promise<RecordOutcome>;
+}
+
+/** Each lane's group is one request of its own; each record that writes alone runs at once. */
+export function directWrites(store: InboxStore): LaneWrites {
+  return {
+    commitGroup: (members, options) => store.commitGroup(members, options),
+    runAlone: (run) => run(),
+  };
+}
 
 /**
  * Runs records of one lane in offset order, committing transactional ones in groups; returns the outcomes
@@ -37,14 +50,15 @@ export async function runLaneRecords(
   records: readonly DecodedRecord[],
   options: BatchProcessorOptions,
   state: BatchState,
+  writes: LaneWrites = directWrites(options.store),
 ): Promise<RecordOutcome[]> {
   const outcomes: (RecordOutcome | Member)[] = [];
-  const group = new OpenGroup(options.transactGroupMaxRecords ?? 1);
+  const group = new OpenGroup<Member>(options.transactGroupMaxRecords ?? 1);
   /** Commits the open group; false when one of its records was reported (nothing more starts). */
   const flush = async (): Promise<boolean> => {
     const members = group.close();
     if (members.length === 0) return true;
-    const settled = await commitMembers(members, options, state);
+    const settled = await commitMembers(members, options, state, writes);
     settled.forEach((result, index) => {
       outcomes[outcomes.indexOf(members[index] as Member)] = result;
     });
@@ -86,20 +100,20 @@ export async function runLaneRecords(
         outcomes.push(stopped);
         break;
       }
-      const result = await prepared.run();
+      const result = await writes.runAlone(prepared.run);
       if (isApplied(result.status)) state.refusals.applied();
       outcomes.push(result);
       if (isReported(result.status)) break;
       continue;
     }
-    if (!group.fits(prepared)) {
+    if (!group.fits([prepared])) {
       const stopped = await flushBefore(prepared, record);
       if (stopped) {
         outcomes.push(stopped);
         break;
       }
     }
-    group.add(prepared);
+    group.add([prepared]);
     outcomes.push(prepared);
   }
   await flush();
@@ -122,11 +136,12 @@ async function commitMembers(
   members: readonly Member[],
   options: BatchProcessorOptions,
   state: BatchState,
+  writes: LaneWrites,
 ): Promise<RecordOutcome[]> {
-  let results: Awaited<ReturnType<BatchProcessorOptions['store']['commitGroup']>>;
+  let results: CommitResult[];
   try {
     // A group that must go again (a resend, or one by one) starts no request within the deadline margin.
-    results = await options.store.commitGroup(members, { mayContinue: () => !deadlineNear(options) });
+    results = await writes.commitGroup(members, { mayContinue: () => !deadlineNear(options) });
   } catch (error) {
     return members.map((member) => member.settle(failed(member.record, error)));
   }
@@ -143,107 +158,4 @@ async function commitMembers(
     outcomes.push(member.settle(settled));
   }
   return outcomes;
-}
-
-/** The records waiting to commit together, and what they already hold of one transaction. */
-/** What one record's commit takes of a transaction; worked out once per record. */
-interface Footprint {
-  readonly items: readonly string[];
-  readonly actions: number;
-  readonly bytes: number;
-}
-
-class OpenGroup {
-  readonly #maxRecords: number;
-  #members: Member[] = [];
-  #items = new Set<string>();
-  #actions = 0;
-  #bytes = 0;
-  /** The footprint `fits` worked out, for the `add` that follows it. */
-  #last: { readonly member: Member; readonly footprint: Footprint } | undefined;
-
-  constructor(maxRecords: number) {
-    this.#maxRecords = maxRecords;
-  }
-
-  get empty(): boolean {
-    return this.#members.length === 0;
-  }
-
-  fits(member: Member): boolean {
-    if (this.empty) return true;
-    if (this.#members.length >= this.#maxRecords) return false;
-    if (this.#actions + 1 + member.writes.length > TRANSACTION_LIMITS.actions) return false;
-    const footprint = this.#footprint(member);
-    if (this.#bytes + footprint.bytes > BYTES_BUDGET) return false;
-    return footprint.items.every((item) => !this.#items.has(item));
-  }
-
-  add(member: Member): void {
-    const footprint = this.#footprint(member);
-    this.#members.push(member);
-    for (const item of footprint.items) this.#items.add(item);
-    this.#actions += footprint.actions;
-    this.#bytes += footprint.bytes;
-    this.#last = undefined;
-  }
-
-  close(): Member[] {
-    const members = this.#members;
-    this.#members = [];
-    this.#items = new Set();
-    this.#actions = 0;
-    this.#bytes = 0;
-    return members;
-  }
-
-  #footprint(member: Member): Footprint {
-    if (this.#last?.member === member) return this.#last.footprint;
-    const footprint = footprintOf(member);
-    this.#last = { member, footprint };
-    return footprint;
-  }
-}
-
-/**
- * The items a record's commit touches (its inbox row, and each write's table and key) and its size. A Put
- * names no key apart from its item, so its identity is the item's `pk` and `sk` where present, else the
- * whole item; a collision missed that way is refused by DynamoDB, and the store then commits the group one
- * by one.
- */
-function footprintOf(member: Member): Footprint {
-  const items = [`inbox\u0000${member.entry.dedupKey}`];
-  let bytes = INBOX_ROW_BYTES + Buffer.byteLength(member.entry.source);
-  for (const write of member.writes) {
-    items.push(itemOf(write));
-    // An outbox append knows its size: its values may be bytes, which JSON would swell.
-    bytes += outboxAppendBytes(write) ?? Buffer.byteLength(jsonText(write));
-  }
-  return { items, actions: 1 + member.writes.length, bytes };
-}
-
-function itemOf(write: EffectWrite): string {
-  if ('Put' in write) {
-    const { TableName, Item } = write.Put;
-    const key = 'pk' in Item ? { pk: Item.pk, sk: Item.sk } : Item;
-    return `${TableName}\u0000${keyText(key)}`;
-  }
-  const target = 'Update' in write ? write.Update : 'Delete' in write ? write.Delete : write.ConditionCheck;
-  return `${target.TableName}\u0000${keyText(target.Key)}`;
-}
-
-/** A key's attributes in name order, so one key written in two orders is one item. */
-function keyText(key: Readonly<Record<string, unknown>>): string {
-  return Object.keys(key)
-    .filter((name) => key[name] !== undefined)
-    .sort()
-    .map((name) => `${name}=${jsonText(key[name])}`)
-    .join('\u0001');
-}
-
-/** JSON that takes what the DocumentClient writes: a bigint (exact numbers) as its digits. */
-function jsonText(value: unknown): string {
-  return (
-    JSON.stringify(value, (_, inner: unknown) => (typeof inner === 'bigint' ? inner.toString() : inner)) ?? ''
-  );
 }

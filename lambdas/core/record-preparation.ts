@@ -47,6 +47,9 @@ export type Prepared =
    */
   | { readonly kind: 'wait-for-first-copy' };
 
+/** A transactional record ready to commit, alone or in a group. */
+export type CommitPrepared = Extract<Prepared, { kind: 'commit' }>;
+
 /** Prepares one record; never throws. `groupOpen`: records before it are waiting to commit. */
 export async function prepareRecord(
   record: DecodedRecord,

@@ -138,7 +138,7 @@ export const HANDLER_SETTINGS = {
     min: 1,
     max: 1_000,
     meaning:
-      "only with `ORDERING=key`: keys of one partition in flight at once; the SDK's connection pool grows to `PARTITION_CONCURRENCY` × this (at least 50)",
+      "only with `ORDERING=key`: requests of one partition in flight at once: without grouping one key each; with group commit (`TRANSACT_GROUP_MAX_RECORDS` above 1) transactions that carry the ready records of many keys, up to this × `TRANSACT_GROUP_MAX_RECORDS` keys in flight; the SDK's connection pool grows to `PARTITION_CONCURRENCY` × this (at least 50)",
   },
   transactGroupMaxRecords: {
     env: 'TRANSACT_GROUP_MAX_RECORDS',
@@ -150,7 +150,7 @@ export const HANDLER_SETTINGS = {
     // Each record takes at least its inbox row, and a transaction holds 100 actions (docs/aws-facts.md).
     max: 100,
     meaning:
-      'transactional mode: ready records of a partition (or key lane) commit together, up to this many in one `TransactWriteItems`; `1` turns grouping off',
+      'transactional mode: ready records of a partition commit together, up to this many in one `TransactWriteItems` (with `ORDERING=key`, the ready records of different keys); `1` turns grouping off',
   },
   completedKeyCacheSize: {
     env: 'COMPLETED_KEY_CACHE_SIZE',
