@@ -16,6 +16,14 @@ export interface EffectWriteTarget {
 /** An item's key, in the DocumentClient's shape (plain values). */
 export type ItemKey = Readonly<Record<string, unknown>>;
 
+/**
+ * The key of the item a Put writes, read by the project's key convention (`pk`, and `sk` where present): a
+ * Put names no key apart from its item. Undefined for an item without `pk`.
+ */
+export function putItemKey(item: Readonly<Record<string, unknown>>): ItemKey | undefined {
+  return 'pk' in item ? { pk: item.pk, sk: item.sk } : undefined;
+}
+
 /** One action of TransactWriteItems, committed atomically with the inbox row. */
 export type EffectWrite =
   | { readonly Put: EffectWriteTarget & { readonly Item: Readonly<Record<string, unknown>> } }

@@ -12,7 +12,7 @@
  *   the condition sees the write's own values. For a Delete every attribute changes: any condition guards.
  * A ConditionCheck writes nothing: it may stand beside writes, never alone, and guards none of them.
  */
-import type { EffectWrite, EffectWriteTarget } from './effect.js';
+import { type EffectWrite, type EffectWriteTarget, putItemKey } from './effect.js';
 
 export type IdempotentShape = { readonly ok: true } | { readonly ok: false; readonly problem: string };
 
@@ -50,7 +50,8 @@ function writeProblem(write: EffectWrite, dedupKey: string): string | undefined 
   if ('ConditionCheck' in write) return undefined;
   if ('Put' in write) {
     const { Item } = write.Put;
-    if (ownsKey({ pk: Item.pk, sk: Item.sk }, dedupKey)) return undefined;
+    const key = putItemKey(Item);
+    if (key && ownsKey(key, dedupKey)) return undefined;
     if (guards(write.Put, new Set(Object.keys(Item)))) return undefined;
     return unguarded('its item has no `pk` or `sk` holding the event id', 'attribute_not_exists(#pk)');
   }

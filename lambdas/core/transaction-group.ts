@@ -3,7 +3,7 @@
  * actions touch one item. Both group commits use it: a lane's consecutive records (group-commit.ts) and the
  * ready heads of several key lanes (cross-key-commit.ts).
  */
-import type { EffectWrite } from './effect.js';
+import { type EffectWrite, putItemKey } from './effect.js';
 import type { CommitMember } from './inbox-store.js';
 import { outboxAppendBytes } from './outbox-appends.js';
 
@@ -104,7 +104,7 @@ export function footprintOf(member: CommitMember): Footprint {
 function itemOf(write: EffectWrite): string {
   if ('Put' in write) {
     const { TableName, Item } = write.Put;
-    const key = 'pk' in Item ? { pk: Item.pk, sk: Item.sk } : Item;
+    const key = putItemKey(Item) ?? Item;
     return `${TableName}\u0000${keyText(key)}`;
   }
   const target = 'Update' in write ? write.Update : 'Delete' in write ? write.Delete : write.ConditionCheck;
