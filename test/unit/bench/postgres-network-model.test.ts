@@ -1,14 +1,20 @@
 import type { PoolClient } from 'pg';
 import { describe, expect, it } from 'vitest';
+import { holdUntil } from '../../../bench/measure/hold-until.js';
 import { StatementCounter, statementKind } from '../../../bench/measure/statement-counter.js';
 import { modelledConnections, modelledQuery } from '../../../bench/postgres/postgres-network-model.js';
 
-/** A client whose server answers after `serverMs`, or refuses statements starting with FAIL. */
+/**
+ * A client whose server answers after `serverMs`, or refuses statements starting with FAIL. The server's
+ * time is held by holdUntil, not a bare setTimeout: a timer may fire up to a millisecond early by
+ * performance.now() (CI once saw 59.7 ms for 60), which would fail the lower bounds below for no fault of
+ * the model.
+ */
 function fakeClient(serverMs = 0): Pick<PoolClient, 'query'> & { readonly sent: string[] } {
   const sent: string[] = [];
   const query = async (text: string) => {
     sent.push(text);
-    if (serverMs > 0) await new Promise((resolve) => setTimeout(resolve, serverMs));
+    if (serverMs > 0) await holdUntil(performance.now() + serverMs);
     if (text.startsWith('FAIL')) throw Object.assign(new Error('refused'), { code: '23505' });
     return { rows: [], rowCount: 0 };
   };
