@@ -21,7 +21,13 @@ import { ConfigError, EffectRejectedError } from './errors.js';
 import { type BatchTelemetry, createKafkaBatchHandler } from './kafka-batch-handler.js';
 import type { KafkaBatchResponse } from './kafka-event.js';
 import { BATCH_METRICS, METRICS_NAMESPACE } from './metric-names.js';
-import { HANDLER_SETTINGS, type HandlerSettings, type StoreKind, settingsEnvironment } from './settings.js';
+import {
+  HANDLER_SETTINGS,
+  type HandlerSettings,
+  SETTING_VARIABLES,
+  type StoreKind,
+  settingsEnvironment,
+} from './settings.js';
 import {
   type InboxStoreChoice,
   isDeleteExpiredRowsEvent,
@@ -271,14 +277,18 @@ function inboxConfigOf(
   valueFormat: ValueFormat,
   store: StoreKind,
 ): InboxConfig {
-  // Settings in code go over the environment's (the KafkaConsumer construct sets those): one reading.
-  const env = { ...process.env, ...settingsEnvironment(given ?? {}) };
+  // Settings in code go over the environment's (the KafkaConsumer construct sets those): one reading. Only
+  // the settings' own variables are looked up: a copy of all of process.env costs a call into Node per
+  // variable at cold start.
+  const inCode = settingsEnvironment(given ?? {});
+  const env: Record<string, string | undefined> = {};
+  for (const variable of SETTING_VARIABLES) env[variable] = inCode[variable] ?? process.env[variable];
   const reader = new EnvReader(env);
   const config = readInboxConfig(reader, store);
   const { dedupKeyPolicy, ordering } = config;
   reader.add(
     valueFieldProblems(valueFormat, {
-      dedupField: { name: dedupKeyPolicy.field, set: Boolean(env.DEDUP_FIELD?.trim()) },
+      dedupField: { name: dedupKeyPolicy.field, set: Boolean(env[HANDLER_SETTINGS.dedupField.env]?.trim()) },
       keyField:
         ordering.by === 'key' && ordering.keySource.from === 'field' ? ordering.keySource.field : undefined,
     }),
