@@ -42,6 +42,9 @@ export interface BenchJson {
   /** The Powertools consumer's bundle and cold init, from the same run. */
   readonly powertoolsBundleBytes: number;
   readonly powertoolsInitMs: number;
+  /** The same with Powertools Logger and Metrics, the logs and metrics ours writes. */
+  readonly powertoolsWithTelemetryBundleBytes: number;
+  readonly powertoolsWithTelemetryInitMs: number;
   readonly peakRssMb: number;
 }
 
@@ -54,6 +57,8 @@ export function toJson(results: BenchResults): BenchJson {
     initMs: round(results.coldInit.importMs.median, 1),
     powertoolsBundleBytes: results.powertools.bundle.bytes,
     powertoolsInitMs: round(results.powertools.coldInit.importMs.median, 1),
+    powertoolsWithTelemetryBundleBytes: results.powertoolsWithTelemetry.bundle.bytes,
+    powertoolsWithTelemetryInitMs: round(results.powertoolsWithTelemetry.coldInit.importMs.median, 1),
     peakRssMb: round(results.peakRss.peakRssMb, 1),
   };
 }

@@ -17,12 +17,16 @@ import { runCli } from '../operator/cli/run-cli.js';
 import { UserError } from '../operator/cli/user-error.js';
 import { analysisOf } from './analysis.js';
 import { ABLATIONS, CONTENDERS } from './contenders/index.js';
-import { POWERTOOLS_HANDLER_ENTRY, POWERTOOLS_TABLE_VARIABLE } from './contenders/powertools-entry.js';
+import {
+  POWERTOOLS_HANDLER_ENTRY,
+  POWERTOOLS_TABLE_VARIABLE,
+  POWERTOOLS_TELEMETRY_HANDLER_ENTRY,
+} from './contenders/powertools-entry.js';
 import { costHeadline } from './cost/cost-report.js';
 import { describeMachine } from './machine.js';
 import { measureBundle } from './measure/bundle.js';
 import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './measure/ceiling.js';
-import { measureColdInit } from './measure/cold-init.js';
+import { COLD_STARTS, measureColdInit } from './measure/cold-init.js';
 import { measureDecodeCost } from './measure/decode-cost.js';
 import { measurePeakRss } from './measure/peak-rss.js';
 import { runSequence } from './measure/throughput.js';
@@ -50,7 +54,7 @@ const DEFAULT_RTT = [0, ...DEFAULT_RTT_SWEEP_MS].join(',');
 const USAGE =
   'npm run bench -- [--runs N (default 5)] [--rtt MS,MS,... (default ' +
   DEFAULT_RTT +
-  '; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default 20)] [--out DIR (default docs)]' +
+  `; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default ${COLD_STARTS})] [--out DIR (default docs)]` +
   " [--store all|dynamodb|postgres|redis (default all; postgres, redis: only that store's contenders, rewriting only their section)]" +
   ' [--outbox (only inbox-tx beside inbox-tx-emit and the relay, rewriting only their section)]';
 
@@ -85,7 +89,11 @@ runCli({
     const runs = positiveIntegerFlag('runs', args.runs as string | undefined, 5);
     /** Enough to show each optimisation's effect (and hot-1p at rttMs 0); fewer, to keep the bench short. */
     const ablationRuns = Math.min(runs, 2);
-    const coldStarts = positiveIntegerFlag('cold-starts', args['cold-starts'] as string | undefined, 20);
+    const coldStarts = positiveIntegerFlag(
+      'cold-starts',
+      args['cold-starts'] as string | undefined,
+      COLD_STARTS,
+    );
     const rttSweepMs = rttFlag(args.rtt as string | undefined);
     /** The modelled delays dominate there, so one run spreads little; each takes seconds per contender. */
     const sweepRuns = positiveIntegerFlag('rtt-runs', args['rtt-runs'] as string | undefined, 1);
@@ -229,12 +237,22 @@ runCli({
         'deployed',
         POWERTOOLS_HANDLER_ENTRY,
       );
+      const powertoolsTelemetryBundle = await measureBundle(
+        join(workDirectory, 'bundle-powertools-telemetry'),
+        'deployed',
+        POWERTOOLS_TELEMETRY_HANDLER_ENTRY,
+      );
       const handlerEnv = await handlerEnvironment(dynamoDb.endpoint);
-      progress(`cold init: ${coldStarts} fresh processes each, ours and the Powertools consumer's in turns`);
-      const { ours: coldInit, powertools: powertoolsColdInit } = await measureColdInit(
+      progress(`cold init: ${coldStarts} fresh processes each, ours and two Powertools consumers' in turns`);
+      const {
+        ours: coldInit,
+        powertools: powertoolsColdInit,
+        powertoolsWithTelemetry: powertoolsTelemetryColdInit,
+      } = await measureColdInit(
         {
           ours: { bundleFile: bundle.file, env: handlerEnv },
           powertools: { bundleFile: powertoolsBundle.file, env: handlerEnv },
+          powertoolsWithTelemetry: { bundleFile: powertoolsTelemetryBundle.file, env: handlerEnv },
         },
         coldStarts,
       );
@@ -271,6 +289,7 @@ runCli({
         defaultCredentialsBundle,
         coldInit,
         powertools: { bundle: powertoolsBundle, coldInit: powertoolsColdInit },
+        powertoolsWithTelemetry: { bundle: powertoolsTelemetryBundle, coldInit: powertoolsTelemetryColdInit },
         peakRss,
         decodeCost,
         runs,

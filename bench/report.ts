@@ -139,7 +139,8 @@ function toMarkdown(
   json: BenchJson,
 ): string {
   const targets = checkTargets(json);
-  const { bundle, defaultCredentialsBundle, coldInit, powertools, peakRss } = results;
+  const { bundle, defaultCredentialsBundle, coldInit, powertools, powertoolsWithTelemetry, peakRss } =
+    results;
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   return `# Benchmarks: MSK Inbox against Powertools idempotency
 
@@ -220,7 +221,10 @@ KB and MB on this page are 1,024 and 1,048,576 bytes.
 - The Powertools contender deployed the same way (bench/contenders/powertools-handler.ts: its idempotent function
   and client built at module scope, bundled by lib/bundling.ts's options): **${kb(powertools.bundle.bytes)}**, cold init
   median **${powertools.coldInit.importMs.median.toFixed(1)} ms** (min ${powertools.coldInit.importMs.min.toFixed(1)}, max ${powertools.coldInit.importMs.max.toFixed(1)}),
-  its processes started in turns with ours so the machine's drift touches both.
+  its processes started in turns with ours so the machine's drift touches all alike.
+- The same with Powertools Logger and Metrics built at module scope (bench/contenders/powertools-telemetry-handler.ts:
+  the JSON logs and EMF metrics ours writes itself): **${kb(powertoolsWithTelemetry.bundle.bytes)}**, cold init median
+  **${powertoolsWithTelemetry.coldInit.importMs.median.toFixed(1)} ms** (min ${powertoolsWithTelemetry.coldInit.importMs.min.toFixed(1)}, max ${powertoolsWithTelemetry.coldInit.importMs.max.toFixed(1)}), in the same turns.
 - Peak RSS, one invocation of ${peakRss.records.toLocaleString('en-US')} new records (${peakRss.eventBytes.toLocaleString('en-US')} bytes, ${(peakRss.eventBytes / 1024 / 1024).toFixed(2)} MB of event JSON) in a fresh process against DynamoDB Local:
   **${peakRss.peakRssMb.toFixed(1)} MB** (${peakRss.afterImportRssMb.toFixed(1)} MB after import; the batch took ${(peakRss.milliseconds / 1000).toFixed(1)} s, ${peakRss.failures} records reported).
 

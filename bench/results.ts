@@ -37,6 +37,12 @@ export interface AblationResult {
   readonly variant: ScenarioResult;
 }
 
+/** A peer's Lambda entry as the bench bundles and cold-starts it. */
+export interface DeployedPeer {
+  readonly bundle: BundleMeasurement;
+  readonly coldInit: ColdInitMeasurement;
+}
+
 export interface BenchResults {
   /** At rttMs 0: DynamoDB Local as it answers. */
   readonly scenarios: readonly ScenarioResult[];
@@ -54,7 +60,9 @@ export interface BenchResults {
   readonly coldInit: ColdInitMeasurement;
   /** The Powertools contender deployed as a function (bench/contenders/powertools-handler.ts), built and
    * cold-started the same way, its processes in turns with ours. */
-  readonly powertools: { readonly bundle: BundleMeasurement; readonly coldInit: ColdInitMeasurement };
+  readonly powertools: DeployedPeer;
+  /** The same with Powertools Logger and Metrics (powertools-telemetry-handler.ts): what ours does at init. */
+  readonly powertoolsWithTelemetry: DeployedPeer;
   readonly peakRss: PeakRssMeasurement;
   /** One value at the edge of its format's decode budget, and hostile ones refused. */
   readonly decodeCost: DecodeCostMeasurement;

@@ -10,6 +10,13 @@
 import { moduleUrl, runInFreshNode } from './child-process.js';
 import { type Spread, spreadOf } from './stats.js';
 
+/**
+ * Fresh processes per bundle. One import's wall time on a shared 2-core VM spreads by about ±10 ms around a
+ * median near 80 ms, so a median of 20 could move by 3 ms between runs, as far as two bundles differ;
+ * 30 each, in turns, keeps the comparison to about 2 ms for some 30 s more.
+ */
+export const COLD_STARTS = 30;
+
 export interface ColdInitMeasurement {
   readonly importMs: Spread;
   /** From the process's time origin to the handler being ready: Node's own start included. */
