@@ -45,6 +45,12 @@ export interface BenchJson {
   /** The same with Powertools Logger and Metrics, the logs and metrics ours writes. */
   readonly powertoolsWithTelemetryBundleBytes: number;
   readonly powertoolsWithTelemetryInitMs: number;
+  /** The three imports in millions of instructions (valgrind); null where it was not installed. */
+  readonly initMillionInstructions: {
+    readonly ours: number;
+    readonly powertools: number;
+    readonly powertoolsWithTelemetry: number;
+  } | null;
   readonly peakRssMb: number;
 }
 
@@ -59,6 +65,13 @@ export function toJson(results: BenchResults): BenchJson {
     powertoolsInitMs: round(results.powertools.coldInit.importMs.median, 1),
     powertoolsWithTelemetryBundleBytes: results.powertoolsWithTelemetry.bundle.bytes,
     powertoolsWithTelemetryInitMs: round(results.powertoolsWithTelemetry.coldInit.importMs.median, 1),
+    initMillionInstructions: results.initInstructions
+      ? {
+          ours: round(results.initInstructions.ours.millions, 1),
+          powertools: round(results.initInstructions.powertools.millions, 1),
+          powertoolsWithTelemetry: round(results.initInstructions.powertoolsWithTelemetry.millions, 1),
+        }
+      : null,
     peakRssMb: round(results.peakRss.peakRssMb, 1),
   };
 }

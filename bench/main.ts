@@ -28,6 +28,7 @@ import { measureBundle } from './measure/bundle.js';
 import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './measure/ceiling.js';
 import { COLD_STARTS, measureColdInit } from './measure/cold-init.js';
 import { measureDecodeCost } from './measure/decode-cost.js';
+import { initInstructionsWhereAvailable } from './measure/init-instructions.js';
 import { measurePeakRss } from './measure/peak-rss.js';
 import { runSequence } from './measure/throughput.js';
 import { DEFAULT_RTT_SWEEP_MS, describeNetworkModel } from './network-model.js';
@@ -243,18 +244,21 @@ runCli({
         POWERTOOLS_TELEMETRY_HANDLER_ENTRY,
       );
       const handlerEnv = await handlerEnvironment(dynamoDb.endpoint);
+      const coldStartSubjects = {
+        ours: { bundleFile: bundle.file, env: handlerEnv },
+        powertools: { bundleFile: powertoolsBundle.file, env: handlerEnv },
+        powertoolsWithTelemetry: { bundleFile: powertoolsTelemetryBundle.file, env: handlerEnv },
+      };
       progress(`cold init: ${coldStarts} fresh processes each, ours and two Powertools consumers' in turns`);
       const {
         ours: coldInit,
         powertools: powertoolsColdInit,
         powertoolsWithTelemetry: powertoolsTelemetryColdInit,
-      } = await measureColdInit(
-        {
-          ours: { bundleFile: bundle.file, env: handlerEnv },
-          powertools: { bundleFile: powertoolsBundle.file, env: handlerEnv },
-          powertoolsWithTelemetry: { bundleFile: powertoolsTelemetryBundle.file, env: handlerEnv },
-        },
-        coldStarts,
+      } = await measureColdInit(coldStartSubjects, coldStarts);
+      const initInstructions = await initInstructionsWhereAvailable(
+        coldStartSubjects,
+        workDirectory,
+        progress,
       );
       progress('peak RSS: 10,000 records, about 6 MB, in a fresh process');
       const rssWorkload = orderWorkload({
@@ -290,6 +294,7 @@ runCli({
         coldInit,
         powertools: { bundle: powertoolsBundle, coldInit: powertoolsColdInit },
         powertoolsWithTelemetry: { bundle: powertoolsTelemetryBundle, coldInit: powertoolsTelemetryColdInit },
+        initInstructions,
         peakRss,
         decodeCost,
         runs,

@@ -4,6 +4,7 @@ import type { BundleMeasurement } from './measure/bundle.js';
 import type { Ceiling } from './measure/ceiling.js';
 import type { ColdInitMeasurement } from './measure/cold-init.js';
 import type { DecodeCostMeasurement } from './measure/decode-cost.js';
+import type { InitInstructions } from './measure/init-instructions.js';
 import type { PeakRssMeasurement } from './measure/peak-rss.js';
 import { type Spread, spreadOf } from './measure/stats.js';
 import type { DeliveryMeasurement, StoreName } from './measure/throughput.js';
@@ -63,6 +64,10 @@ export interface BenchResults {
   readonly powertools: DeployedPeer;
   /** The same with Powertools Logger and Metrics (powertools-telemetry-handler.ts): what ours does at init. */
   readonly powertoolsWithTelemetry: DeployedPeer;
+  /** The three imports counted in instructions under valgrind; undefined where it is not installed. */
+  readonly initInstructions:
+    | Readonly<Record<'ours' | 'powertools' | 'powertoolsWithTelemetry', InitInstructions>>
+    | undefined;
   readonly peakRss: PeakRssMeasurement;
   /** One value at the edge of its format's decode budget, and hostile ones refused. */
   readonly decodeCost: DecodeCostMeasurement;
