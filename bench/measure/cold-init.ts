@@ -12,8 +12,10 @@ import { type Spread, spreadOf } from './stats.js';
 
 /**
  * Fresh processes per bundle. One import's wall time on a shared 2-core VM spreads by about ±10 ms around a
- * median near 80 ms, so a median of 20 could move by 3 ms between runs, as far as two bundles differ;
- * 30 each, in turns, keeps the comparison to about 2 ms for some 30 s more.
+ * median near 80 ms, so a median of 20 moved by 3 ms between runs, as far as two bundles differ; 30 each,
+ * in turns, narrows that for a few seconds more. It does not remove it (a full bench put ours 4.8 ms behind
+ * Powertools idempotency alone where 60 quiet rounds put them 0.1 ms apart): where bundles are that close,
+ * the instruction count (init-instructions.ts) says which does more work.
  */
 export const COLD_STARTS = 30;
 
