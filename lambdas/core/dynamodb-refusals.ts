@@ -35,15 +35,13 @@ export function groupCancellation(
     if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
     throw storeError('commit', error);
   }
-  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
-  if (!reasons) throw storeError('commit', error);
+  const reasons = cancellationReasons(error, 'commit');
   if (validationReason(error) !== undefined) {
     if (classifyStoreFailure(error) === 'permanent') return 'one-by-one';
     throw storeError('commit', error);
   }
-  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
-  if (transient)
-    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  const transient = transientCancellation(reasons);
+  if (transient) return transient;
   const results = new Map<number, CommitResult>();
   reasons.forEach((reason, action) => {
     const owner = owners[action];
@@ -77,8 +75,7 @@ export function cancellationOutcome(
   payloadHash: string,
   writes: readonly EffectWrite[],
 ): CommitResult {
-  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
-  if (!reasons) throw storeError('commit', error);
+  const reasons = cancellationReasons(error, 'commit');
   // Reasons come in action order: index 0 is the inbox row.
   const inbox = reasons[0];
   const invalid = validationReason(error);
@@ -104,9 +101,8 @@ export function cancellationOutcome(
       message: reasons[business]?.Message ?? 'an effect condition failed',
     };
   }
-  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
-  if (transient)
-    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  const transient = transientCancellation(reasons);
+  if (transient) return transient;
   throw storeError('commit', error);
 }
 
@@ -115,8 +111,7 @@ export function cancellationOutcome(
  * condition is its guard (applied before, or stale); a conflict or throttling is transient.
  */
 export function idempotentCancellation(error: unknown): IdempotentResult {
-  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
-  if (!reasons) throw storeError('idempotent write', error);
+  const reasons = cancellationReasons(error, 'idempotent write');
   const invalid = validationReason(error);
   if (invalid !== undefined) {
     if (classifyStoreFailure(error) === 'permanent') return { kind: 'rejected', message: invalid };
@@ -130,10 +125,24 @@ export function idempotentCancellation(error: unknown): IdempotentResult {
       message: reasons[guard]?.Message ?? 'the condition failed',
     };
   }
-  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
-  if (transient)
-    return { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
+  const transient = transientCancellation(reasons);
+  if (transient) return transient;
   throw storeError('idempotent write', error);
+}
+
+/** A cancellation's reasons, one per action in order; a cancellation without them is the store's failure. */
+function cancellationReasons(error: unknown, operation: string): CancellationReason[] {
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if (!reasons) throw storeError(operation, error);
+  return reasons;
+}
+
+/** A conflict or throttling among the reasons: the whole request may be sent again later. */
+function transientCancellation(
+  reasons: readonly CancellationReason[],
+): { readonly kind: 'transient'; readonly message: string } | undefined {
+  const transient = reasons.find((reason) => TRANSIENT_CANCELLATIONS.has(reason.Code ?? ''));
+  return transient && { kind: 'transient', message: `${transient.Code}: ${transient.Message ?? ''}`.trim() };
 }
 
 /** https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html */

@@ -130,5 +130,8 @@ export interface EffectInput {
  */
 export type Effect = (input: EffectInput) => EffectPlan | Promise<EffectPlan>;
 
-/** DynamoDB allows 100 actions per transaction; one is the inbox row. */
-export const MAX_EFFECT_WRITES = 99;
+/** DynamoDB's actions per TransactWriteItems (docs/aws-facts.md). */
+export const TRANSACT_WRITE_MAX_ACTIONS = 100;
+
+/** A `transact` plan's writes: one action of the transaction is the inbox row. */
+export const MAX_EFFECT_WRITES = TRANSACT_WRITE_MAX_ACTIONS - 1;

@@ -12,21 +12,26 @@
  *   the condition sees the write's own values. For a Delete every attribute changes: any condition guards.
  * A ConditionCheck writes nothing: it may stand beside writes, never alone, and guards none of them.
  */
-import { type EffectWrite, type EffectWriteTarget, putItemKey } from './effect.js';
+import {
+  type EffectWrite,
+  type EffectWriteTarget,
+  putItemKey,
+  TRANSACT_WRITE_MAX_ACTIONS,
+} from './effect.js';
 
 export type IdempotentShape = { readonly ok: true } | { readonly ok: false; readonly problem: string };
 
 /** The quarantine reason of a plan refused by these rules. */
 export const NOT_IDEMPOTENT = 'effect-not-idempotent';
 
-/** DynamoDB's 100 actions per TransactWriteItems, all of them the plan's: there is no inbox row. */
-export const MAX_IDEMPOTENT_WRITES = 100;
+/** Every action of the TransactWriteItems is the plan's: there is no inbox row. */
+export const MAX_IDEMPOTENT_WRITES = TRANSACT_WRITE_MAX_ACTIONS;
 
 const USE_TRANSACT = 'or return a `transact` plan (its inbox row applies the write once)';
 
 /** Whether every write of the plan is idempotent by shape; the first that is not, named, when not. */
 export function checkIdempotentWrites(writes: readonly EffectWrite[], dedupKey: string): IdempotentShape {
-  if (!writes.some((write) => !('ConditionCheck' in write))) {
+  if (writes.every((write) => 'ConditionCheck' in write)) {
     return {
       ok: false,
       problem: `an idempotent plan with ${writes.length === 0 ? 'no writes' : 'only ConditionChecks'} writes nothing: return { kind: 'skip', reason } instead`,

@@ -118,7 +118,7 @@ export async function applyIdempotent(
 }
 
 /** The reason of a duplicate an idempotent plan's guard found: no inbox row says so, the item does. */
-export const GUARD_FAILED = 'guard-failed';
+const GUARD_FAILED = 'guard-failed';
 
 export async function claimAndRun(
   record: DecodedRecord,

@@ -3,12 +3,12 @@
  * actions touch one item. Both group commits use it: a lane's consecutive records (group-commit.ts) and the
  * ready heads of several key lanes (cross-key-commit.ts).
  */
-import { type EffectWrite, putItemKey } from './effect.js';
+import { type EffectWrite, putItemKey, TRANSACT_WRITE_MAX_ACTIONS } from './effect.js';
 import type { CommitMember } from './inbox-store.js';
 import { outboxAppendBytes } from './outbox-appends.js';
 
 /** DynamoDB's limits on one TransactWriteItems (docs/aws-facts.md). */
-const TRANSACTION_LIMITS = { actions: 100, bytes: 4 * 1024 * 1024 } as const;
+const TRANSACTION_LIMITS = { actions: TRANSACT_WRITE_MAX_ACTIONS, bytes: 4 * 1024 * 1024 } as const;
 /** Room kept under 4 MB: sizes are estimated from the request's JSON, not DynamoDB's own accounting. */
 const BYTES_BUDGET = TRANSACTION_LIMITS.bytes - 256 * 1024;
 /** An inbox row's bytes besides its source and hash: a generous bound. */

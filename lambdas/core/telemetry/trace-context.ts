@@ -5,8 +5,8 @@
  */
 import type { KafkaHeader } from '../decode-event.js';
 
-export const TRACEPARENT_HEADER = 'traceparent';
-export const TRACESTATE_HEADER = 'tracestate';
+const TRACEPARENT_HEADER = 'traceparent';
+const TRACESTATE_HEADER = 'tracestate';
 
 /** OpenTelemetry's SpanContext fields, for a context that came from another process. */
 export interface RemoteTraceContext {
