@@ -23,12 +23,10 @@ const STYLE: Readonly<Record<string, LineStyle>> = {
   powertools: { color: '#d62728' },
 };
 /** A contender added later (not in STYLE) takes the next of these, by its place in the list drawn. */
-const SPARE_COLORS = ['#ff7f0e', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'] as const;
+const SPARE_COLORS = ['#8c564b', '#e377c2', '#17becf', '#bcbd22', '#7f7f7f'] as const;
 
-/** The colour a contender is drawn in on every plot of the page. */
+/** The colour of a contender STYLE leaves out, the same on every plot of the page. */
 function contenderColor(contender: string, contenders: readonly string[]): string {
-  const fixed = STYLE[contender];
-  if (fixed) return fixed.color;
   const spare = contenders.filter((c) => STYLE[c] === undefined).indexOf(contender);
   return SPARE_COLORS[Math.max(0, spare) % SPARE_COLORS.length] ?? '#7f7f7f';
 }

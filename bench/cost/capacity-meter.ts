@@ -40,10 +40,13 @@ export class CapacityMeter {
 
   async #snapshot(): Promise<ItemSizes> {
     const sizes = new Map<string, Map<string, number>>();
-    for (const table of this.#tables) {
-      const items = await scanAll(this.#admin, table);
-      sizes.set(table, new Map(items.map((item) => [keyOf(item), itemSizeBytes(item)])));
-    }
+    for (const table of this.#tables) sizes.set(table, await tableItemSizes(this.#admin, table));
     return sizes;
   }
+}
+
+/** Each item's size in bytes, by its key (`pk`, or Powertools' `id`), from a scan of the table. */
+export async function tableItemSizes(admin: DynamoDBClient, table: string): Promise<Map<string, number>> {
+  const items = await scanAll(admin, table);
+  return new Map(items.map((item) => [keyOf(item), itemSizeBytes(item)]));
 }

@@ -10,7 +10,7 @@ import { TARGET_RTT_MS } from '../targets.js';
 import { PRICES } from './prices.js';
 
 /** The scenario the headline quotes: new events, the work every consumer does. */
-export const HEADLINE_SCENARIO = 'new-4p';
+const HEADLINE_SCENARIO = 'new-4p';
 
 /**
  * Where cost is read: TARGET_RTT_MS when the run modelled it, since a function's billed time is mostly

@@ -5,6 +5,7 @@
  * Query or Scan returned. billed-capacity.ts prices them by the items' sizes, outside the timed section.
  */
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { REFUSALS } from '../measure/request-counter.js';
 import { itemSizeBytes, type ReadKind } from './capacity-units.js';
 
 export type ActionKind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck' | 'Get';
@@ -39,8 +40,6 @@ export interface Recorded {
   /** Item accesses of GetItem, BatchGetItem and TransactGetItems. */
   readonly reads: readonly RecordedAccess[];
   readonly queries: readonly RecordedQuery[];
-  /** TransactWriteItems requests. */
-  readonly transactions: number;
 }
 
 /**
@@ -72,13 +71,11 @@ const SINGLE_WRITES: Readonly<Record<string, ActionKind>> = {
 };
 
 /** Refused on a condition: DynamoDB bills these (docs/aws-facts.md#item-sizes-and-capacity-units). */
-const REFUSALS = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
 
 export class RequestRecorder {
   #writes: RecordedAccess[] = [];
   #reads: RecordedAccess[] = [];
   #queries: RecordedQuery[] = [];
-  #transactions = 0;
 
   attach(client: DynamoDBClient): void {
     client.middlewareStack.add(
@@ -102,16 +99,10 @@ export class RequestRecorder {
 
   /** What was recorded since the last call. */
   take(): Recorded {
-    const taken = {
-      writes: this.#writes,
-      reads: this.#reads,
-      queries: this.#queries,
-      transactions: this.#transactions,
-    };
+    const taken = { writes: this.#writes, reads: this.#reads, queries: this.#queries };
     this.#writes = [];
     this.#reads = [];
     this.#queries = [];
-    this.#transactions = 0;
     return taken;
   }
 
@@ -125,7 +116,6 @@ export class RequestRecorder {
     if (single !== undefined) {
       this.#writes.push(accessOf(single, false, input as ActionInput, refused));
     } else if (command === 'TransactWriteItemsCommand') {
-      this.#transactions += 1;
       for (const action of (input.TransactItems ?? []) as Record<string, ActionInput>[]) {
         const [kind, body] = Object.entries(action)[0] as [ActionKind, ActionInput];
         this.#writes.push(accessOf(kind, true, body, refused));

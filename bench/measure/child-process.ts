@@ -7,7 +7,18 @@ import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
-const run = promisify(execFile);
+export const run = promisify(execFile);
+
+/** A fresh process's variables: the function's own and PATH, nothing else of the bench's environment. */
+export function freshNodeEnvironment(env: Readonly<Record<string, string>>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...env };
+}
+
+/** Statements that import the bundle as Lambda's runtime does into `module`, refusing one without a handler. */
+export function handlerImportSource(bundleFile: string): string {
+  return `const module = await import(${JSON.stringify(moduleUrl(bundleFile))});
+    if (typeof module.handler !== 'function') throw new Error('no handler export');`;
+}
 
 /** The last line a child prints is one JSON object with its figures. */
 export async function runInFreshNode<T>(
@@ -16,7 +27,7 @@ export async function runInFreshNode<T>(
   timeoutMs: number,
 ): Promise<T> {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: freshNodeEnvironment(env),
     timeout: timeoutMs,
     maxBuffer: 64 * 1024 * 1024,
   });

@@ -7,7 +7,7 @@
  * a drift of the machine's load touches them alike and their medians compare within one run.
  */
 
-import { moduleUrl, runInFreshNode } from './child-process.js';
+import { handlerImportSource, runInFreshNode } from './child-process.js';
 import { type Spread, spreadOf } from './stats.js';
 
 /**
@@ -36,9 +36,9 @@ export async function measureColdInit<Name extends string>(
   processesEach: number,
 ): Promise<Record<Name, ColdInitMeasurement>> {
   const names = Object.keys(subjects) as Name[];
-  const samples = new Map(
+  const samples = Object.fromEntries(
     names.map((name) => [name, { imports: [] as number[], fromStart: [] as number[] }]),
-  );
+  ) as Record<Name, { imports: number[]; fromStart: number[] }>;
   // One process at a time: concurrent ones would share 2 cores and time each other.
   for (let round = 0; round < processesEach; round += 1) {
     // The order turns each round: neither bundle always follows the other (and its page cache).
@@ -50,25 +50,23 @@ export async function measureColdInit<Name extends string>(
         env,
         30_000,
       );
-      const kept = samples.get(name);
-      kept?.imports.push(figures.importMs);
-      kept?.fromStart.push(figures.fromProcessStartMs);
+      samples[name].imports.push(figures.importMs);
+      samples[name].fromStart.push(figures.fromProcessStartMs);
     }
   }
   return Object.fromEntries(
-    names.map((name) => {
-      const kept = samples.get(name) ?? { imports: [], fromStart: [] };
-      return [name, { importMs: spreadOf(kept.imports), fromProcessStartMs: spreadOf(kept.fromStart) }];
-    }),
+    names.map((name) => [
+      name,
+      { importMs: spreadOf(samples[name].imports), fromProcessStartMs: spreadOf(samples[name].fromStart) },
+    ]),
   ) as Record<Name, ColdInitMeasurement>;
 }
 
 function importScript(bundleFile: string): string {
   return `
     const started = performance.now();
-    const module = await import(${JSON.stringify(moduleUrl(bundleFile))});
+    ${handlerImportSource(bundleFile)}
     const ready = performance.now();
-    if (typeof module.handler !== 'function') throw new Error('no handler export');
     console.log(JSON.stringify({ importMs: ready - started, fromProcessStartMs: ready }));
   `;
 }

@@ -9,14 +9,10 @@
  *
  * Needs valgrind (`apt-get install -y valgrind`); without it the bench says so in one line and goes on.
  */
-import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { moduleUrl } from './child-process.js';
+import { freshNodeEnvironment, handlerImportSource, run } from './child-process.js';
 import type { ColdInitSubject } from './cold-init.js';
-
-const run = promisify(execFile);
 
 export interface InitInstructions {
   /** Instructions of the import alone (the empty module's subtracted), in millions. */
@@ -27,7 +23,7 @@ export interface InitInstructions {
 const TOTAL_LINE = /I\s+refs:\s+([\d,]+)/;
 
 /** Whether valgrind is on the PATH. */
-export async function valgrindAvailable(): Promise<boolean> {
+async function valgrindAvailable(): Promise<boolean> {
   try {
     await run('valgrind', ['--version']);
     return true;
@@ -37,7 +33,7 @@ export async function valgrindAvailable(): Promise<boolean> {
 }
 
 /** Instructions each bundle's import takes, beyond an empty module's; one subject at a time. */
-export async function measureInitInstructions<Name extends string>(
+async function measureInitInstructions<Name extends string>(
   subjects: Readonly<Record<Name, ColdInitSubject>>,
   workDirectory: string,
 ): Promise<Record<Name, InitInstructions>> {
@@ -55,8 +51,6 @@ export async function measureInitInstructions<Name extends string>(
 }
 
 async function countedImport(file: string, env: Readonly<Record<string, string>>): Promise<number> {
-  const script = `const module = await import(${JSON.stringify(moduleUrl(file))});
-if (typeof module.handler !== 'function') throw new Error('no handler export');`;
   const { stderr } = await run(
     'valgrind',
     [
@@ -66,9 +60,9 @@ if (typeof module.handler !== 'function') throw new Error('no handler export');`
       '--predictable',
       '--input-type=module',
       '-e',
-      script,
+      handlerImportSource(file),
     ],
-    { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
+    { env: freshNodeEnvironment(env), timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
   );
   return instructionsIn(stderr);
 }

@@ -29,7 +29,11 @@ const WRITE_COMMANDS = new Set([
 /** Requests that are a transaction of their own. */
 const TRANSACTION_COMMANDS = new Set(['TransactWriteItemsCommand', 'TransactGetItemsCommand']);
 
-const REFUSALS = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
+/** The errors of a request DynamoDB answered by refusing it on a condition (a failed conditional write, a cancelled transaction). */
+export const REFUSALS: ReadonlySet<string> = new Set([
+  'ConditionalCheckFailedException',
+  'TransactionCanceledException',
+]);
 
 interface Capacity {
   readonly CapacityUnits?: number;

@@ -8,14 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { type AttributeValue, DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { OUTBOX_ATTRIBUTES as A, OUTBOX_CHANGE } from '../../lambdas/core/outbox-rows.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../../local/dynamodb-local/client.js';
-import {
-  createAppTable,
-  createInboxTable,
-  createOutboxTable,
-  scanAll,
-} from '../../local/dynamodb-local/tables.js';
+import { createAppTable, createInboxTable, createOutboxTable } from '../../local/dynamodb-local/tables.js';
 import { createLambdaContext, untilDeadline } from '../../local/esm/lambda-function.js';
 import type { BenchTables, Contender } from '../contenders/contender.js';
+import { tableItemSizes } from '../cost/capacity-meter.js';
 import { itemSizeBytes, writeUnits } from '../cost/capacity-units.js';
 import { type RecordedAccess, RequestRecorder } from '../cost/request-recorder.js';
 import { RequestCounter, type RequestTally } from '../measure/request-counter.js';
@@ -178,7 +174,7 @@ function countActions(writes: readonly RecordedAccess[]): number {
 async function priceWrites(admin: DynamoDBClient, writes: readonly RecordedAccess[]): Promise<number> {
   const sizes = new Map<string, Map<string, number>>();
   for (const table of new Set(writes.filter((w) => !w.item).map((w) => w.table))) {
-    sizes.set(table, await itemSizes(admin, table));
+    sizes.set(table, await tableItemSizes(admin, table));
   }
   let wcu = 0;
   for (const write of writes) {
@@ -190,12 +186,6 @@ async function priceWrites(admin: DynamoDBClient, writes: readonly RecordedAcces
   return wcu;
 }
 
-async function itemSizes(admin: DynamoDBClient, table: string): Promise<Map<string, number>> {
-  const sizes = new Map<string, number>();
-  for (const item of await scanAll(admin, table)) sizes.set(String(item.pk?.S), itemSizeBytes(item));
-  return sizes;
-}
-
 /** Every appended event published once and the outbox empty: a relay that fell behind would fail here. */
 async function checkRelayed(
   admin: DynamoDBClient,
@@ -203,7 +193,7 @@ async function checkRelayed(
   published: number,
   appends: number,
 ): Promise<void> {
-  const left = (await itemSizes(admin, table)).size;
+  const left = (await tableItemSizes(admin, table)).size;
   if (published !== appends || left > 0) {
     throw new Error(
       `the relay published ${published} distinct events of ${appends} appended; ${left} rows left`,

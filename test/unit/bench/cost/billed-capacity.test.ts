@@ -22,7 +22,7 @@ function access(
 }
 
 function recorded(parts: Partial<Recorded>): Recorded {
-  return { writes: [], reads: [], queries: [], transactions: 0, ...parts };
+  return { writes: [], reads: [], queries: [], ...parts };
 }
 
 const none = sizes({});
