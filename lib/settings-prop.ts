@@ -29,6 +29,7 @@ export function handlerSettingsOf(props: KafkaConsumerProps, s: ResolvedSettings
     ...(props.inboxTable === undefined ? {} : { inboxTableName: props.inboxTable.tableName }),
     ...(props.outbox === undefined ? {} : { outboxTableName: props.outbox.tableName }),
     consumerName: props.consumerName,
+    consumerGroupId: props.consumerGroupId,
     dedupTtlSeconds: s.dedupTtl.toSeconds({ integral: false }),
     deadlineMarginMs: s.deadlineMargin.toMilliseconds(),
     ...(props.partitionConcurrency === undefined ? {} : { partitionConcurrency: props.partitionConcurrency }),

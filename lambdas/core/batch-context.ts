@@ -12,6 +12,7 @@ import type { PartitionOrdering } from './ordering.js';
 import type { OutboxTarget } from './outbox-appends.js';
 import type { RecordOutcome } from './outcome.js';
 import type { RefusalStreak } from './refusal-streak.js';
+import type { InvocationTrace } from './telemetry/consumer-tracer.js';
 
 export interface BatchProcessorOptions {
   readonly store: InboxStore;
@@ -48,6 +49,8 @@ export interface BatchProcessorOptions {
   readonly consumerName?: string;
   /** Where the events an effect emits are appended; without it a plan that emits is reported (docs/outbox.md). */
   readonly outbox?: OutboxTarget;
+  /** The invocation's spans (telemetry/consumer-tracer.ts). @default NO_TRACE */
+  readonly trace?: InvocationTrace;
 }
 
 /** The one deadline rule: nothing (a record, a request of a group) starts within the margin. */
@@ -62,6 +65,7 @@ export interface BatchState {
   /** Copies of one key within the batch are resolved once: later copies wait for the first. */
   readonly firstCopies: Map<string, FirstCopy>;
   readonly refusals: RefusalStreak;
+  readonly trace: InvocationTrace;
 }
 
 /** The first copy of a dedup key in this batch; later copies wait for its outcome. */

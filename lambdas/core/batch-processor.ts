@@ -8,6 +8,7 @@ import { orderingKeyOf, type PartitionOrdering } from './ordering.js';
 import type { RecordOutcome } from './outcome.js';
 import { outcome } from './record-outcome.js';
 import { RefusalStreak } from './refusal-streak.js';
+import { type InvocationTrace, NO_TRACE } from './telemetry/consumer-tracer.js';
 
 export type { BatchProcessorOptions, BatchState } from './batch-context.js';
 
@@ -21,16 +22,30 @@ export async function processBatch(
   partitions: readonly DecodedPartition[],
   options: BatchProcessorOptions,
 ): Promise<RecordOutcome[]> {
-  const state: BatchState = { firstCopies: new Map(), refusals: options.refusals ?? new RefusalStreak() };
+  const trace = options.trace ?? NO_TRACE;
+  const state: BatchState = {
+    firstCopies: new Map(),
+    refusals: options.refusals ?? new RefusalStreak(),
+    trace,
+  };
   const groupMax = options.transactGroupMaxRecords ?? 1;
   const lanes = lanesOf(options.ordering, groupMax);
-  const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, (partition) => {
-    const writes = partitionWrites(options, groupMax);
-    return runInLanes(partition.records, lanes, {
-      run: (records) => runLaneRecords(records, options, state, writes),
-      notStarted: (record, status, reason, detail) => outcome(record, status, { reason, detail }),
-      deadlineNear: () => deadlineNear(options),
-    });
+  const perPartition = await mapConcurrently(partitions, options.partitionConcurrency, async (partition) => {
+    trace.partitionStarted(partition);
+    const writes = partitionWrites(options, groupMax, trace);
+    try {
+      return await runInLanes(partition.records, lanes, {
+        run: (records) => runLaneRecords(records, options, state, writes),
+        notStarted: (record, status, reason, detail) => {
+          const result = outcome(record, status, { reason, detail });
+          trace.recordEnded(record, result);
+          return result;
+        },
+        deadlineNear: () => deadlineNear(options),
+      });
+    } finally {
+      trace.partitionEnded(partition);
+    }
   });
   return perPartition.flat();
 }
@@ -39,11 +54,16 @@ export async function processBatch(
  * With per-key ordering and grouping on, a partition's lanes hand their groups to one cross-key window
  * (cross-key-commit.ts); otherwise each lane's group is a request of its own.
  */
-function partitionWrites(options: BatchProcessorOptions, groupMax: number): LaneWrites {
+function partitionWrites(
+  options: BatchProcessorOptions,
+  groupMax: number,
+  trace: InvocationTrace,
+): LaneWrites {
   const ordering = options.ordering;
   if (ordering?.by !== 'key' || groupMax <= 1) return directWrites(options.store);
   return new CrossKeyCommitWindow({
     store: options.store,
+    trace,
     maxRecords: groupMax,
     maxInFlight: ordering.keyConcurrency,
     mayStart: () => !deadlineNear(options),

@@ -9,6 +9,8 @@ export interface InboxConfig {
   readonly inboxTableName: string;
   /** Where emitted events go (docs/outbox.md); absent when the consumer has no outbox. */
   readonly outboxTableName?: string;
+  /** The event source mapping's consumer group, when the deployment says it (KAFKA_CONSUMER_GROUP_ID). */
+  readonly consumerGroupId?: string;
   readonly consumerName: string;
   readonly dedupTtlSeconds: number;
   readonly dedupKeyPolicy: DedupKeyPolicy;
@@ -70,6 +72,7 @@ export function inboxConfigFrom(settings: HandlerSettings): InboxConfig {
     inboxTableName: settings.inboxTableName,
     ...(settings.outboxTableName ? { outboxTableName: settings.outboxTableName } : {}),
     consumerName: settings.consumerName,
+    ...(settings.consumerGroupId ? { consumerGroupId: settings.consumerGroupId } : {}),
     dedupTtlSeconds: settings.dedupTtlSeconds,
     dedupKeyPolicy: {
       header: settings.dedupHeader,

@@ -35,6 +35,7 @@ import {
   storeFactoryOf,
 } from './store-choice.js';
 import { batchTelemetry } from './telemetry/batch-telemetry.js';
+import type { ConsumerTracer } from './telemetry/consumer-tracer.js';
 import { type ConsumerMetrics, EmfMetrics, metricsDisabledBy } from './telemetry/emf-metrics.js';
 import { type ConsumerLogger, JsonLogger } from './telemetry/json-logger.js';
 import { JSON_VALUES, type ValueFormat, valueFieldProblems } from './value-format.js';
@@ -108,6 +109,13 @@ export interface InboxConsumerOptions<Schema extends StandardSchemaV1 | undefine
    * POWERTOOLS_METRICS_NAMESPACE or `MskInbox`, dimension service, off under POWERTOOLS_METRICS_DISABLED
    */
   readonly metrics?: ConsumerMetrics;
+  /**
+   * Spans for each invocation, partition batch, record (linked to the producer's `traceparent`) and store
+   * request: `openTelemetryTracing()` from `msk-inbox/opentelemetry`, exported by whatever OpenTelemetry
+   * SDK the function registers (the ADOT layer the KafkaConsumer's `tracing` prop adds). docs/tracing.md
+   * @default none: no tracing code is bundled
+   */
+  readonly tracing?: ConsumerTracer;
 }
 
 /**
@@ -162,6 +170,10 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
   const config = inboxConfigOf(options.settings, valueFormat, options.store ? 'other' : 'dynamodb');
   refuseTransactionalSettings(options.store, config);
   const clock = hooks.clock ?? systemClock;
+  const traced = (client: DynamoDBClient): DynamoDBClient => {
+    options.tracing?.instrumentDynamoDb?.(client);
+    return client;
+  };
   const logger = options.logger ?? new JsonLogger({ serviceName: config.consumerName, env: process.env });
   const metrics =
     options.metrics ??
@@ -181,8 +193,10 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
         })
       : new DynamoDbInboxStore({
           client: DynamoDBDocumentClient.from(
-            options.dynamoDb ?? new DynamoDBClient(dynamoDbClientConfig(config)),
-            { marshallOptions: { removeUndefinedValues: true } },
+            traced(options.dynamoDb ?? new DynamoDBClient(dynamoDbClientConfig(config))),
+            {
+              marshallOptions: { removeUndefinedValues: true },
+            },
           ),
           tableName: config.inboxTableName,
           consumer: config.consumerName,
@@ -205,6 +219,8 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
     ...(options.skip ? { skipRecord: options.skip } : {}),
     clock,
     telemetry,
+    ...(options.tracing ? { tracer: options.tracing } : {}),
+    ...(config.consumerGroupId ? { consumerGroupId: config.consumerGroupId } : {}),
   });
 
   // What Powertools' middlewares did, without middy (its streaming support loads Node's web streams at every

@@ -26,6 +26,7 @@ import type { LaneWrites } from './group-commit.js';
 import { type CommitGroupOptions, type CommitResult, type InboxStore, stopsGroup } from './inbox-store.js';
 import type { RecordOutcome } from './outcome.js';
 import type { CommitPrepared } from './record-preparation.js';
+import type { InvocationTrace } from './telemetry/consumer-tracer.js';
 import { footprintOf, OpenGroup } from './transaction-group.js';
 
 /**
@@ -53,6 +54,8 @@ export interface CrossKeyCommitOptions {
   readonly maxInFlight: number;
   /** False once nothing may start: the invocation's deadline is near. */
   readonly mayStart: () => boolean;
+  /** The transaction's requests are the spans of all its records, not of the lane that woke the send. */
+  readonly trace: InvocationTrace;
 }
 
 interface HandedIn {
@@ -185,8 +188,11 @@ export class CrossKeyCommitWindow implements LaneWrites {
     const members = taken.flatMap((handedIn) => handedIn.members).sort((a, b) => offsetOf(a) - offsetOf(b));
     // Every lane in it asked the same of a resend: nothing within the deadline margin.
     const options = taken[0]?.options ?? {};
-    this.#options.store
-      .commitGroup(members, options)
+    this.#options.trace
+      .within(
+        members.map((member) => member.record),
+        () => this.#options.store.commitGroup(members, options),
+      )
       .then(
         (results) => {
           const byMember = new Map(members.map((member, index) => [member, results[index]]));

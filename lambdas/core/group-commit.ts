@@ -54,13 +54,22 @@ export async function runLaneRecords(
 ): Promise<RecordOutcome[]> {
   const outcomes: (RecordOutcome | Member)[] = [];
   const group = new OpenGroup<Member>(options.transactGroupMaxRecords ?? 1);
+  const { trace } = state;
+  /** Every outcome given here ends its record's span. */
+  const ended = (record: DecodedRecord, result: RecordOutcome): RecordOutcome => {
+    trace.recordEnded(record, result);
+    return result;
+  };
+  const prepare = (record: DecodedRecord, groupOpen: boolean) =>
+    trace.within([record], () => prepareRecord(record, options, state, groupOpen));
   /** Commits the open group; false when one of its records was reported (nothing more starts). */
   const flush = async (): Promise<boolean> => {
     const members = group.close();
     if (members.length === 0) return true;
     const settled = await commitMembers(members, options, state, writes);
     settled.forEach((result, index) => {
-      outcomes[outcomes.indexOf(members[index] as Member)] = result;
+      const member = members[index] as Member;
+      outcomes[outcomes.indexOf(member)] = ended(member.record, result);
     });
     return !settled.some((result) => isReported(result.status));
   };
@@ -74,23 +83,24 @@ export async function runLaneRecords(
     prepared: { readonly settle: (outcome: RecordOutcome) => RecordOutcome },
     record: DecodedRecord,
   ): Promise<RecordOutcome | undefined> => {
-    if (!(await flush())) return prepared.settle(notStartedAfterFailure(record));
-    if (deadlineNear(options)) return prepared.settle(deferred(record));
+    if (!(await flush())) return ended(record, prepared.settle(notStartedAfterFailure(record)));
+    if (deadlineNear(options)) return ended(record, prepared.settle(deferred(record)));
     return undefined;
   };
   for (const [index, record] of records.entries()) {
     // The scheduler checked the deadline for the first record; later ones are checked here.
     if (index > 0 && deadlineNear(options)) break;
-    let prepared = await prepareRecord(record, options, state, !group.empty);
+    trace.recordStarted(record);
+    let prepared = await prepare(record, !group.empty);
     if (prepared.kind === 'wait-for-first-copy') {
       if (!(await flush()) || deadlineNear(options)) break;
-      prepared = await prepareRecord(record, options, state, false);
+      prepared = await prepare(record, false);
       // With no group open a copy waits for its first copy inside prepareRecord.
       if (prepared.kind === 'wait-for-first-copy') throw new Error('a copy waited with no group open');
     }
     if (prepared.kind === 'settled') {
       if (isApplied(prepared.outcome.status)) state.refusals.applied();
-      outcomes.push(prepared.outcome);
+      outcomes.push(ended(record, prepared.outcome));
       if (isReported(prepared.outcome.status)) break;
       continue;
     }
@@ -100,9 +110,10 @@ export async function runLaneRecords(
         outcomes.push(stopped);
         break;
       }
-      const result = await writes.runAlone(prepared.run);
+      const run = prepared.run;
+      const result = await writes.runAlone(() => trace.within([record], run));
       if (isApplied(result.status)) state.refusals.applied();
-      outcomes.push(result);
+      outcomes.push(ended(record, result));
       if (isReported(result.status)) break;
       continue;
     }
@@ -117,7 +128,9 @@ export async function runLaneRecords(
     outcomes.push(prepared);
   }
   await flush();
-  return outcomes.map((entry) => ('kind' in entry ? notStartedAfterFailure(entry.record) : entry));
+  return outcomes.map((entry) =>
+    'kind' in entry ? ended(entry.record, notStartedAfterFailure(entry.record)) : entry,
+  );
 }
 
 function deferred(record: DecodedRecord): RecordOutcome {
@@ -141,7 +154,10 @@ async function commitMembers(
   let results: CommitResult[];
   try {
     // A group that must go again (a resend, or one by one) starts no request within the deadline margin.
-    results = await writes.commitGroup(members, { mayContinue: () => !deadlineNear(options) });
+    results = await state.trace.within(
+      members.map((member) => member.record),
+      () => writes.commitGroup(members, { mayContinue: () => !deadlineNear(options) }),
+    );
   } catch (error) {
     return members.map((member) => member.settle(failed(member.record, error)));
   }

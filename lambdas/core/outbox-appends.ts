@@ -17,6 +17,7 @@ import {
   outboxKeyPart,
   outboxQueueKey,
 } from './outbox-rows.js';
+import { TRACEPARENT_HEADER } from './telemetry/trace-context.js';
 
 /** Where a consumer's events go. */
 export interface OutboxTarget {
@@ -80,11 +81,13 @@ export function outboxEmissions(
   consumer: string,
   dedupKey: string,
   events: readonly OutboxEvent[],
+  traceparent?: string,
 ): OutboxEmissions {
   const emissions: OutboxEmission[] = [];
-  for (const [position, event] of events.entries()) {
-    const problem = eventProblem(event);
+  for (const [position, given] of events.entries()) {
+    const problem = eventProblem(given);
     if (problem !== undefined) return { ok: false, problem: `event ${position}: ${problem}` };
+    const event = carryingTrace(given, traceparent);
     emissions.push({
       id: outboxEventId(consumer, dedupKey, position),
       topic: event.topic,
@@ -107,8 +110,9 @@ export function outboxAppends(
   dedupKey: string,
   events: readonly OutboxEvent[],
   nowMs: number,
+  traceparent?: string,
 ): OutboxAppends {
-  const checked = outboxEmissions(target.consumer, dedupKey, events);
+  const checked = outboxEmissions(target.consumer, dedupKey, events, traceparent);
   if (!checked.ok) return checked;
   const queues = new Map<
     string,
@@ -250,6 +254,16 @@ function eventProblem(event: OutboxEvent): string | undefined {
     return `${bytes} bytes of value, key and headers; an event may hold ${OUTBOX_LIMITS.eventBytes}`;
   }
   return undefined;
+}
+
+/**
+ * The emitting record's span rides onward as the event's `traceparent` (docs/tracing.md#onward-events), so
+ * the next consumer's record links to it; an event that names its own keeps it. Added past the checks: the
+ * header is the consumer's, not one of the effect's 64.
+ */
+function carryingTrace(event: OutboxEvent, traceparent: string | undefined): OutboxEvent {
+  if (traceparent === undefined || event.headers?.[TRACEPARENT_HEADER] !== undefined) return event;
+  return { ...event, headers: { ...event.headers, [TRACEPARENT_HEADER]: traceparent } };
 }
 
 function short(text: string): string {

@@ -138,7 +138,9 @@ async function planned(
       case 'skip':
         return settled(outcome(record, 'skipped', { reason: plan.reason, dedupKey }));
       case 'transact': {
-        const emitted = plan.emit?.length ? emittedWrites(record, dedupKey, plan.emit, options, settle) : [];
+        const emitted = plan.emit?.length
+          ? emittedWrites(record, dedupKey, plan.emit, options, state, settle)
+          : [];
         if ('kind' in emitted) return emitted;
         const writes = emitted.length > 0 ? [...plan.writes, ...emitted] : plan.writes;
         if (writes.length > MAX_EFFECT_WRITES) {
@@ -159,7 +161,12 @@ async function planned(
       }
       case 'sql': {
         if (!plan.emit?.length) return { kind: 'commit', record, entry, writes: [], sql: plan.run, settle };
-        const checked = outboxEmissions(options.consumerName ?? '', dedupKey, plan.emit);
+        const checked = outboxEmissions(
+          options.consumerName ?? '',
+          dedupKey,
+          plan.emit,
+          state.trace.traceparentOf(record),
+        );
         if (!checked.ok) {
           return alone(
             record,
@@ -194,6 +201,7 @@ function emittedWrites(
   dedupKey: string,
   events: readonly OutboxEvent[],
   options: BatchProcessorOptions,
+  state: BatchState,
   settle: (outcome: RecordOutcome) => RecordOutcome,
 ): readonly EffectWrite[] | Prepared {
   if (options.outbox === undefined) {
@@ -208,7 +216,13 @@ function emittedWrites(
       ),
     };
   }
-  const appends = outboxAppends(options.outbox, dedupKey, events, options.clock.nowMs());
+  const appends = outboxAppends(
+    options.outbox,
+    dedupKey,
+    events,
+    options.clock.nowMs(),
+    state.trace.traceparentOf(record),
+  );
   if (appends.ok) return appends.writes;
   return alone(record, () => quarantine(record, options, 'outbox-event-invalid', appends.problem), settle);
 }

@@ -57,6 +57,14 @@ export const HANDLER_SETTINGS = {
     prop: 'consumerName',
     meaning: 'scopes inbox rows: `pk = "<CONSUMER_NAME>#<event_id>"`; 1-64 of `[A-Za-z0-9_.-]`',
   },
+  consumerGroupId: {
+    env: 'KAFKA_CONSUMER_GROUP_ID',
+    kind: 'text',
+    prop: 'consumerGroupId',
+    optional: true,
+    meaning:
+      "the event source mapping's consumer group, as traces name it (`messaging.consumer.group.name`, docs/tracing.md); set by the `consumerGroupId` prop",
+  },
   dedupTtlSeconds: {
     env: 'DEDUP_TTL_SECONDS',
     kind: 'integer',

@@ -5,7 +5,7 @@
  */
 import type { KafkaHeader } from '../decode-event.js';
 
-const TRACEPARENT_HEADER = 'traceparent';
+export const TRACEPARENT_HEADER = 'traceparent';
 const TRACESTATE_HEADER = 'tracestate';
 
 /** OpenTelemetry's SpanContext fields, for a context that came from another process. */

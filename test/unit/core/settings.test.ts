@@ -78,6 +78,8 @@ describe('TunableSettings', () => {
       { inboxTableName: 'inbox' },
       // @ts-expect-error the outbox prop carries it
       { outboxTableName: 'outbox' },
+      // @ts-expect-error the consumerGroupId prop carries it
+      { consumerGroupId: 'orders-group' },
     ];
     // Every setting the table gives a `prop` is refused above: a new one needs its line here.
     const carried = Object.entries(HANDLER_SETTINGS)
