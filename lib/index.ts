@@ -51,6 +51,7 @@ export {
   type SelfManagedKafkaSource,
 } from './kafka-consumer.js';
 export { RELAY_METRICS } from './monitoring/relay-metric-names.js';
+export { ADOT_EXEC_WRAPPER, type OpenTelemetryProps } from './open-telemetry.js';
 export { addOperatorOutputs } from './operator-outputs.js';
 export { OPERATOR_ACTIONS, OperatorPolicy, type OperatorPolicyProps } from './operator-policy.js';
 export { OutboxRelay, type OutboxRelayProps, type RelayCluster } from './outbox-relay.js';

@@ -2,6 +2,7 @@
  * What a KafkaConsumer takes, its defaults, and the checks that fail synth with a message saying what to
  * change; the handler's settings are checked against their one definition (lambdas/core/settings.ts).
  */
+
 import { Duration, Token } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -17,6 +18,7 @@ import { inboxProblems, storeVariables } from './inbox-choice.js';
 import type { InboxTable } from './inbox-table.js';
 import { CONSUMER_GROUP_ID, KAFKA_TOPIC } from './kafka-names.js';
 import { type KafkaSource, validateSource } from './kafka-source.js';
+import { adotLayerArnProblem, OPEN_TELEMETRY_VARIABLES, type OpenTelemetryProps } from './open-telemetry.js';
 import type { OutboxTable } from './outbox-table.js';
 import type { PostgresInboxProps } from './postgres-props.js';
 import type { RedisInboxProps } from './redis-props.js';
@@ -144,9 +146,16 @@ export interface KafkaConsumerProps extends EventSourceOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /**
    * X-Ray tracing of the function.
-   * @default lambda.Tracing.DISABLED
+   * @default lambda.Tracing.ACTIVE with `openTelemetry`, else lambda.Tracing.DISABLED
    */
   readonly tracing?: lambda.Tracing;
+  /**
+   * Exports the consumer's spans (`tracing: openTelemetryTracing()` in the handler, docs/tracing.md): the ADOT
+   * layer registers the OpenTelemetry SDK before the handler loads and sends spans to an OTLP endpoint, X-Ray's
+   * by default, which the role may then write to.
+   * @default - none: the handler's spans, if any, record nowhere
+   */
+  readonly openTelemetry?: OpenTelemetryProps;
   /**
    * Records per invocation (1-10,000); one invocation carries at most 6 MB whatever this says.
    * @default 100
@@ -341,7 +350,13 @@ export function validate(props: KafkaConsumerProps, s: ResolvedSettings): string
   ) {
     fail('startingPosition is AT_TIMESTAMP: also set startingPositionTimestamp (Unix seconds)');
   }
-  const reserved: readonly string[] = [...RESERVED_ENV, ...storeVariables(props)];
+  const layerProblem = props.openTelemetry && adotLayerArnProblem(props.openTelemetry.adotLayerArn);
+  if (layerProblem) fail(layerProblem);
+  const reserved: readonly string[] = [
+    ...RESERVED_ENV,
+    ...storeVariables(props),
+    ...(props.openTelemetry ? OPEN_TELEMETRY_VARIABLES : []),
+  ];
   const overridden = Object.keys(props.environment ?? {}).filter((key) => reserved.includes(key));
   if (overridden.length > 0) {
     fail(`environment sets ${overridden.join(', ')}: these come from the construct's props; remove them`);

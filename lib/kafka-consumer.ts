@@ -21,6 +21,7 @@ import {
   validate,
 } from './kafka-consumer-props.js';
 import { grantSourceAccess, sourceAccessConfigurations } from './kafka-source.js';
+import { enableOpenTelemetry } from './open-telemetry.js';
 import type { OutboxTable } from './outbox-table.js';
 import { PostgresInboxConnection } from './postgres-database.js';
 import { RedisInboxConnection } from './redis-cache.js';
@@ -139,7 +140,7 @@ export class KafkaConsumer extends Construct {
       loggingFormat: lambda.LoggingFormat.JSON,
       applicationLogLevelV2: APPLICATION_LOG_LEVEL[logLevel],
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
-      tracing: props.tracing ?? lambda.Tracing.DISABLED,
+      tracing: tracingOf(props),
       ...(network === undefined
         ? {}
         : { vpc: network.vpc, vpcSubnets: network.vpcSubnets, securityGroups: [network.securityGroup] }),
@@ -157,6 +158,9 @@ export class KafkaConsumer extends Construct {
       bundling: handlerBundling(),
     });
 
+    if (props.openTelemetry) {
+      enableOpenTelemetry(this.function, this.role, props.openTelemetry, props.consumerName);
+    }
     props.inboxTable?.grantConsumerAccess(this.role);
     props.outbox?.grantAppend(this.role);
     postgres?.bind(this.function, this.role);
@@ -323,12 +327,17 @@ export class KafkaConsumer extends Construct {
         ? 'Invoked synchronously by the Kafka event source mapping only, never asynchronously: failed batches go to the mapping on-failure S3 destination.'
         : "Kafka batches come synchronously from the event source mapping (failed ones to its on-failure destination); the only asynchronous invocation is the expired-rows schedule's, which carries no data: a failed run leaves the rows to the next.";
     Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: notAsync });
-    if ((props.tracing ?? lambda.Tracing.DISABLED) !== lambda.Tracing.ACTIVE) {
+    if (tracingOf(props) !== lambda.Tracing.ACTIVE) {
       Validations.of(fn).acknowledge({
         id: 'Serverless-LambdaTracing',
         reason:
-          'Kafka records carry no trace context; the EMF metrics, JSON logs and dashboard cover each batch. Set tracing: Tracing.ACTIVE to add X-Ray.',
+          'Tracing is off: the EMF metrics, JSON logs and dashboard cover each batch. Set openTelemetry (spans per record, docs/tracing.md) or tracing: Tracing.ACTIVE.',
       });
     }
   }
+}
+
+/** X-Ray's active tracing: the team's choice, on by default with OpenTelemetry (Lambda's own segment joins the trace). */
+function tracingOf(props: KafkaConsumerProps): lambda.Tracing {
+  return props.tracing ?? (props.openTelemetry ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED);
 }

@@ -49,6 +49,12 @@ export {
   type InboxStoreChoice,
   type SideEffectStoreChoice,
 } from './store-choice.js';
+export type {
+  ConsumerTracer,
+  InvocationTrace,
+  TraceableClient,
+  TracedInvocation,
+} from './telemetry/consumer-tracer.js';
 export type { ConsumerMetrics, MetricUnitName } from './telemetry/emf-metrics.js';
 export type { ConsumerLogger, LogAttributes } from './telemetry/json-logger.js';
 export { JSON_VALUES, type ParsedValue, type SchemaMetadata, type ValueFormat } from './value-format.js';

@@ -35,8 +35,9 @@ export const TRACER_NAME = 'msk-inbox';
 const MAX_KEY_BYTES = 256;
 const KEY_TEXT = new TextDecoder('utf-8', { fatal: true });
 
+/** How the consumer's spans are made. */
 export interface OpenTelemetryTracingOptions {
-  /** @default the global tracer provider (the ADOT layer registers one) */
+  /** Where the spans are made. @default the global tracer provider (the ADOT layer registers one) */
   readonly tracerProvider?: TracerProvider;
   /**
    * A span per DynamoDB request, with its transaction size. Turn it off where the function's own

@@ -7,6 +7,7 @@
  */
 import type { OutcomeStatus } from '../core/outcome.js';
 
+/** Every attribute name the consumer's spans carry, one definition each. */
 export const ATTR = {
   messagingSystem: 'messaging.system',
   messagingOperationType: 'messaging.operation.type',

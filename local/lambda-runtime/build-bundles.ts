@@ -40,6 +40,8 @@ export async function buildRuntimeWorker(outDirectory: string): Promise<string> 
     platform: 'node',
     format: 'esm',
     target: 'node20',
+    // The local tracing SDK (file-tracing.ts) is CommonJS that requires Node's modules, as the handler's SDK is.
+    banner: { js: HANDLER_BUNDLE.banner },
     logLevel: 'error',
   });
   return runtimePath;

@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLambdaContext, type FunctionIdentity, untilDeadline } from '../esm/lambda-function.js';
+import { LOCAL_TRACES_FILE_VARIABLE } from '../tracing/trace-file.js';
 
 export interface RuntimeWorkerData {
   readonly handlerPath: string;
@@ -39,6 +40,12 @@ if (!port) throw new Error('runtime-worker must run in a worker thread');
 const post = (reply: RuntimeReply) => port.postMessage(reply);
 
 try {
+  // As the ADOT layer's wrapper: the SDK is registered before the function's module loads.
+  const tracesFile = process.env[LOCAL_TRACES_FILE_VARIABLE];
+  if (tracesFile) {
+    const { registerFileTracing } = await import('../tracing/file-tracing.js');
+    registerFileTracing(tracesFile, data.identity.functionName);
+  }
   const module = (await import(pathToFileURL(data.handlerPath).href)) as Record<string, unknown>;
   const handler = module[data.handlerExport];
   if (typeof handler !== 'function')

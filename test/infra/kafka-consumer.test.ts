@@ -100,6 +100,7 @@ describe('KafkaConsumer on MSK with IAM authentication (defaults)', () => {
       INBOX_TABLE_NAME: { Ref: built.ids.inbox },
       APP_TABLE_NAME: { Ref: built.ids.orders },
       CONSUMER_NAME: 'order-consumer',
+      KAFKA_CONSUMER_GROUP_ID: 'order-consumer-group',
       DEDUP_TTL_SECONDS: '604800',
       DEADLINE_MARGIN_MS: '3000',
       POWERTOOLS_SERVICE_NAME: 'order-consumer',
