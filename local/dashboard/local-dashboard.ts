@@ -6,6 +6,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { MappingMetrics } from '../esm/mapping-metrics.js';
+import { readTraceFile } from '../tracing/trace-file.js';
+import { isRecordSpan, type RecordWaterfall, slowestRecordWaterfalls } from '../tracing/waterfall.js';
 import { type AlarmEvaluation, evaluateAlarms, type RunSpan } from './alarm-evaluation.js';
 import { parseEmfLog } from './emf.js';
 import { localMetricLookup } from './local-metrics.js';
@@ -19,6 +21,17 @@ export interface LocalRun extends RunSpan {
   readonly mapping: MappingMetrics;
   /** Lines about the run for the page's header. */
   readonly facts: readonly string[];
+  /** The run's spans (OTLP/JSON lines), when it traced: the slowest records are drawn from them. */
+  readonly tracesPath?: string;
+}
+
+/** Records whose traces the page draws. */
+export const TRACED_RECORDS_SHOWN = 5;
+
+export interface DashboardTraces {
+  readonly spans: number;
+  readonly recordSpans: number;
+  readonly waterfalls: readonly RecordWaterfall[];
 }
 
 export interface LocalDashboard {
@@ -26,6 +39,8 @@ export interface LocalDashboard {
   readonly alarms: readonly AlarmEvaluation[];
   /** EMF lines CloudWatch would have refused (none expected). */
   readonly emfProblems: readonly string[];
+  /** What the traces section drew, when the run traced. */
+  readonly traces: DashboardTraces | undefined;
 }
 
 export async function writeLocalDashboard(
@@ -36,6 +51,7 @@ export async function writeLocalDashboard(
   const { metrics, problems } = parseEmfLog(await readFile(run.functionLogPath, 'utf8'));
   const lookup = localMetricLookup({ emf: metrics, lambda: (name) => run.mapping.samples(name) });
   const alarms = evaluateAlarms(dashboard.alarms, lookup, run);
+  const traces = run.tracesPath === undefined ? undefined : tracesOf(run.tracesPath);
   const html = renderDashboardHtml({
     title: 'MSK Inbox dashboard, drawn from a local run',
     facts: [
@@ -45,10 +61,27 @@ export async function writeLocalDashboard(
     widgets: widgetData(dashboard.widgets, lookup, run, alarms),
     alarms,
     seconds: secondsOf(run).map((_, index) => index),
+    ...(traces
+      ? {
+          traces: {
+            waterfalls: traces.waterfalls,
+            note: `${traces.spans} spans exported by the function (and the demo's producer) to ${run.tracesPath?.split(/[\\/]/).slice(-2).join('/')}, ${traces.recordSpans} of them records; the ${traces.waterfalls.length} slowest, each on its invocation's time axis.`,
+          },
+        }
+      : {}),
   });
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, html);
-  return { path, alarms, emfProblems: problems };
+  return { path, alarms, emfProblems: problems, traces };
+}
+
+function tracesOf(path: string): DashboardTraces {
+  const spans = readTraceFile(path);
+  return {
+    spans: spans.length,
+    recordSpans: spans.filter(isRecordSpan).length,
+    waterfalls: slowestRecordWaterfalls(spans, TRACED_RECORDS_SHOWN),
+  };
 }
 
 /** The alarms that would have fired, in the order they did. */

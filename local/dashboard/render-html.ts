@@ -9,7 +9,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { RecordWaterfall } from '../tracing/waterfall.js';
 import type { AlarmEvaluation } from './alarm-evaluation.js';
+import { escapeHtml } from './html-text.js';
+import { renderWaterfalls, WATERFALL_CSS, WATERFALL_SCRIPT } from './render-waterfall.js';
 import type { WidgetData } from './widget-data.js';
 
 export interface DashboardPage {
@@ -20,6 +23,8 @@ export interface DashboardPage {
   readonly alarms: readonly AlarmEvaluation[];
   /** Seconds since the run's start, one per bucket. */
   readonly seconds: readonly number[];
+  /** The slowest records' traces, drawn under the grid, with a line on where they came from. */
+  readonly traces?: { readonly waterfalls: readonly RecordWaterfall[]; readonly note: string };
 }
 
 /** CloudWatch's palette, in its order. */
@@ -49,7 +54,7 @@ export function renderDashboardHtml(page: DashboardPage): string {
 <meta charset="utf-8">
 <title>${escapeHtml(page.title)}</title>
 <style>${uplotAsset('uPlot.min.css')}</style>
-<style>${PAGE_CSS}</style>
+<style>${PAGE_CSS}${page.traces ? WATERFALL_CSS : ''}</style>
 </head>
 <body>
 <header>
@@ -60,9 +65,10 @@ ${page.facts.map((fact) => `<p>${escapeHtml(fact)}</p>`).join('\n')}
 <main class="grid" style="height:${rows * ROW_PX}px">
 ${page.widgets.map((widget, index) => renderWidget(widget, index)).join('\n')}
 </main>
+${page.traces ? renderWaterfalls(page.traces.waterfalls, page.traces.note) : ''}
 <script type="application/json" id="dashboard-data">${data}</script>
 <script>${uplotAsset('uPlot.iife.min.js').replace(/<\/script/gi, '<\\/script')}</script>
-<script>${PAGE_SCRIPT}</script>
+<script>${PAGE_SCRIPT}</script>${page.traces ? `\n<script>${WATERFALL_SCRIPT}</script>` : ''}
 </body>
 </html>
 `;
@@ -140,10 +146,6 @@ function markdown(text: string): string {
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function uplotAsset(file: string): string {

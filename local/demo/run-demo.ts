@@ -5,6 +5,7 @@
  * faults; then the verification. Used by `npm start` and the e2e test.
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UserError } from '../../operator/cli/user-error.js';
@@ -22,6 +23,7 @@ import type { BuiltBundles } from '../lambda-runtime/build-bundles.js';
 import { WorkerFunction } from '../lambda-runtime/worker-function.js';
 import type { RunningPostgres } from '../postgres/running-postgres.js';
 import { LOCAL_RUN_DIRECTORY } from '../project-paths.js';
+import { LOCAL_TRACES_FILE_VARIABLE } from '../tracing/trace-file.js';
 import { chooseDemoSource, type DemoLog } from './demo-log.js';
 import type { DemoOptions } from './demo-options.js';
 import { postgresFunctionEnvironment, readDemoPostgresState, startDemoPostgres } from './demo-postgres.js';
@@ -34,8 +36,12 @@ import {
 import { describeSetup, startDemoSetup } from './demo-setup.js';
 import { readDynamoDbState } from './demo-state.js';
 import { FunctionOutput } from './function-output.js';
+import { withProducerTraces } from './producer-traces.js';
 import { recordCoordinates, type Verification, verify } from './verify.js';
 import { generateWorkload } from './workload.js';
+
+/** The run's spans, in its work directory: the function's and the producer's, OTLP/JSON lines. */
+export const TRACES_FILE = 'traces.jsonl';
 
 export const DEMO_TOPIC = 'orders';
 export const DEMO_CONSUMER_NAME = 'order-consumer';
@@ -146,6 +152,10 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
   // PGlite starts beside the rest (about 2 s from its template).
   const postgresStart = options.store === 'postgres' ? startDemoPostgres() : undefined;
   postgresStart?.catch(() => undefined);
+  // The producer traces each event (producer-traces.ts); the function's spans go to the same file.
+  const tracesPath = join(workDirectory, TRACES_FILE);
+  rmSync(tracesPath, { force: true });
+  const traced = withProducerTraces(workload.records);
   const setup = await startDemoSetup({
     dynamoDbEndpoint: options.dynamoDbEndpoint,
     inboxTableName,
@@ -165,7 +175,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       consumerGroup: consumerName,
       ...(options.kafkaBrokers === undefined ? {} : { kafkaBrokers: options.kafkaBrokers }),
     },
-    records: workload.records,
+    records: traced.records,
   }).catch(async (error: unknown) => {
     await redis?.stop();
     throw error;
@@ -184,6 +194,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
         `${workload.poisonCount} poison) to ${topic}, ${partitionCount} partitions`,
     );
     progress(describeSetup(setup.timings, Date.now() - setupStarted, kafka));
+    traced.writeSpans(tracesPath, topic, setupStarted, setupStarted + setup.timings.produceMs);
 
     const environment = {
       ...functionEnvironment({ inboxTableName, appTableName, consumerName, logLevel: options.logLevel }),
@@ -191,6 +202,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
       // On Postgres and Redis the function knows no inbox table: their settings say where the inbox is.
       ...(postgres ? { INBOX_TABLE_NAME: '', ...postgresFunctionEnvironment(postgres) } : {}),
       ...(redis ? { INBOX_TABLE_NAME: '', ...redisFunctionEnvironment(redis) } : {}),
+      [LOCAL_TRACES_FILE_VARIABLE]: tracesPath,
     };
     fn = new WorkerFunction({
       ...bundles,
@@ -268,6 +280,7 @@ export async function runDemo(options: DemoOptions, io: DemoIo = {}): Promise<De
         startMs: processingStarted,
         endMs: processingStarted + processingMs,
         functionLogPath,
+        tracesPath,
         mapping: mappingMetrics,
         facts: [
           `${options.events} events (${total} records) on ${source.describe()}, ${finalProgress.length} partitions; ${mapping.stats.invocations} invocations, ${mapping.stats.crashes} crashes; verification ${verification.ok ? 'passed' : 'FAILED'}.`,

@@ -60,6 +60,7 @@ export function formatSummary(result: DemoResult): string {
     ['function log', displayPath(result.functionLogPath)],
     ['dashboard', displayPath(result.dashboard.path)],
     ['alarms', alarmsLine(result)],
+    ['traces', tracesLine(result)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`);
@@ -109,4 +110,21 @@ function reasonsOf(reasons: ReadonlyMap<string, number>): string {
   if (reasons.size === 0) return '';
   const sorted = [...reasons].sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
   return ` (${sorted.map(([reason, count]) => `${reason} ${count}`).join(', ')})`;
+}
+
+/** What the run traced, and its slowest record's waterfall in words (the dashboard draws it). */
+function tracesLine(result: DemoResult): string {
+  const traces = result.dashboard.traces;
+  if (traces === undefined || traces.recordSpans === 0) {
+    return "none: this store's sample handler has no tracing option (docs/tracing.md)";
+  }
+  const slowest = traces.waterfalls[0];
+  const shape = slowest?.rows
+    .filter((row) => row.role !== 'producer' && row.role !== 'invocation')
+    .map(
+      (row) =>
+        `${row.name} ${(row.endMs - row.startMs).toFixed(1)} ms${row.detail ? ` (${row.detail})` : ''}`,
+    )
+    .join(' > ');
+  return `${traces.spans} spans, ${traces.recordSpans} record spans; slowest ${slowest?.record} ${slowest?.outcome}: ${shape}`;
 }

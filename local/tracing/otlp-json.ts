@@ -78,16 +78,49 @@ export interface TracedSpan {
   readonly service: string | undefined;
 }
 
-export function toOtlpRequest(spans: readonly ReadableSpan[]): OtlpTraceRequest {
+/** A span as plain fields: what the SDK ended, or what the demo's producer stands in for. */
+export interface SpanRecord {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId?: string;
+  readonly name: string;
+  /** The API's SpanKind: 0 internal, 1 server, 2 client, 3 producer, 4 consumer. */
+  readonly kind: number;
+  readonly startTime: HrTime;
+  readonly endTime: HrTime;
+  readonly attributes: Attributes;
+  readonly links: readonly {
+    readonly traceId: string;
+    readonly spanId: string;
+    readonly traceState?: string;
+    readonly attributes?: Attributes;
+  }[];
+  readonly events: readonly {
+    readonly name: string;
+    readonly time: HrTime;
+    readonly attributes?: Attributes;
+  }[];
+  readonly status: { readonly code: number; readonly message?: string };
+}
+
+/** One request per resource (service) and scope, as an exporter sends them. */
+export function toOtlpRequest(
+  service: string,
+  scope: string,
+  spans: readonly SpanRecord[],
+): OtlpTraceRequest {
   return {
-    resourceSpans: spans.map((span) => ({
-      resource: { attributes: keyValues(span.resource.attributes) },
-      scopeSpans: [{ scope: { name: span.instrumentationScope.name }, spans: [otlpSpan(span)] }],
-    })),
+    resourceSpans: [
+      {
+        resource: { attributes: keyValues({ 'service.name': service }) },
+        scopeSpans: [{ scope: { name: scope }, spans: spans.map(otlpSpan) }],
+      },
+    ],
   };
 }
 
-function otlpSpan(span: ReadableSpan): OtlpSpan {
+/** What the SDK ended, as plain fields. */
+export function spanRecordOf(span: ReadableSpan): SpanRecord {
   const context = span.spanContext();
   const parent = span.parentSpanContext?.spanId;
   return {
@@ -95,14 +128,45 @@ function otlpSpan(span: ReadableSpan): OtlpSpan {
     spanId: context.spanId,
     ...(parent ? { parentSpanId: parent } : {}),
     name: span.name,
+    kind: span.kind,
+    startTime: span.startTime,
+    endTime: span.endTime,
+    attributes: span.attributes,
+    links: span.links.map((link) => ({
+      traceId: link.context.traceId,
+      spanId: link.context.spanId,
+      ...(link.context.traceState ? { traceState: link.context.traceState.serialize() } : {}),
+      ...(link.attributes ? { attributes: link.attributes } : {}),
+    })),
+    events: span.events.map((event) => ({
+      name: event.name,
+      time: event.time,
+      ...(event.attributes ? { attributes: event.attributes } : {}),
+    })),
+    status: span.status,
+  };
+}
+
+/** Epoch milliseconds as the API's [seconds, nanoseconds]. */
+export function hrTimeOf(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1_000_000)];
+}
+
+function otlpSpan(span: SpanRecord): OtlpSpan {
+  return {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+    name: span.name,
     kind: span.kind + 1,
     startTimeUnixNano: nanos(span.startTime),
     endTimeUnixNano: nanos(span.endTime),
     attributes: keyValues(span.attributes),
     links: span.links.map((link) => ({
-      traceId: link.context.traceId,
-      spanId: link.context.spanId,
-      ...(link.context.traceState ? { traceState: link.context.traceState.serialize() } : {}),
+      traceId: link.traceId,
+      spanId: link.spanId,
+      ...(link.traceState ? { traceState: link.traceState } : {}),
       attributes: keyValues(link.attributes ?? {}),
     })),
     events: span.events.map((event) => ({

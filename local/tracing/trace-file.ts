@@ -2,8 +2,14 @@
  * The local stand-in for the ADOT layer's exporter: where the function's spans go when the runtime is told
  * a file (LOCAL_TRACES_FILE_VARIABLE), one OTLP/JSON request per line, and how they are read back.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { fromOtlpRequest, type OtlpTraceRequest, type TracedSpan } from './otlp-json.js';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import {
+  fromOtlpRequest,
+  type OtlpTraceRequest,
+  type SpanRecord,
+  type TracedSpan,
+  toOtlpRequest,
+} from './otlp-json.js';
 
 /** The function's environment variable that names the traces file; unset, nothing is traced locally. */
 export const LOCAL_TRACES_FILE_VARIABLE = 'MSK_INBOX_LOCAL_TRACES_FILE';
@@ -15,4 +21,15 @@ export function readTraceFile(path: string): TracedSpan[] {
     .split('\n')
     .filter((line) => line.trim() !== '')
     .flatMap((line) => fromOtlpRequest(JSON.parse(line) as OtlpTraceRequest));
+}
+
+/** Appends one OTLP/JSON request of these spans as a line: one write, so writers on other threads never interleave. */
+export function appendSpans(
+  path: string,
+  service: string,
+  scope: string,
+  spans: readonly SpanRecord[],
+): void {
+  if (spans.length === 0) return;
+  appendFileSync(path, `${JSON.stringify(toOtlpRequest(service, scope, spans))}\n`);
 }

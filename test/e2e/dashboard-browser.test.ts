@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { METRICS_NAMESPACE } from '../../lambdas/core/metric-names.js';
 import type { DashboardWidget } from '../../local/dashboard/dashboard-body.js';
+import { TRACED_RECORDS_SHOWN } from '../../local/dashboard/local-dashboard.js';
 import { ROW_PX } from '../../local/dashboard/render-html.js';
 import { synthesizeSampleDashboard } from '../../local/dashboard/sample-dashboard.js';
 import { DEFAULT_DEMO_OPTIONS } from '../../local/demo/demo-options.js';
@@ -37,6 +38,29 @@ function drawnWidgets(dom: string): DrawnWidget[] {
       ),
       html,
     }),
+  );
+}
+
+interface DrawnWaterfall {
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly rows: readonly Readonly<Record<string, string>>[];
+}
+
+/** The traces' figures as the browser left them: each figure's attributes and its rows'. */
+function drawnWaterfalls(dom: string): DrawnWaterfall[] {
+  return [...dom.matchAll(/<figure class="waterfall"([^>]*)>([\s\S]*?)<\/figure>/g)].map(
+    ([, attributes = '', html = '']) => ({
+      attributes: attributesOf(attributes),
+      rows: [...html.matchAll(/<div class="span-row[^"]*"([^>]*)>/g)].map(([, row = '']) =>
+        attributesOf(row),
+      ),
+    }),
+  );
+}
+
+function attributesOf(text: string): Record<string, string> {
+  return Object.fromEntries(
+    [...text.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, name = '', value = '']) => [name, decode(value)]),
   );
 }
 
@@ -105,6 +129,7 @@ describe.skipIf(skipBrowserTests)('the local dashboard in headless Chromium', ()
   let result: DemoResult;
   let widgets: readonly DashboardWidget[];
   let drawn: DrawnWidget[];
+  let waterfalls: DrawnWaterfall[];
 
   beforeAll(async () => {
     workDirectory = await mkdtemp(join(tmpdir(), 'msk-inbox-dashboard-'));
@@ -136,6 +161,7 @@ describe.skipIf(skipBrowserTests)('the local dashboard in headless Chromium', ()
       }),
     ]);
     drawn = drawnWidgets(dom);
+    waterfalls = drawnWaterfalls(dom);
   }, 180_000);
 
   afterAll(async () => {
@@ -207,6 +233,45 @@ describe.skipIf(skipBrowserTests)('the local dashboard in headless Chromium', ()
     expect(alarms).toMatch(
       /<tr class="alarm"><td>Quarantined<\/td><td>ALARM<\/td><td>fired at \+\d+\.\d s<\/td>/,
     );
+  });
+
+  it("draws the slowest records' traces: the producer's span linked, the invocation, the batch, the record and its DynamoDB requests", () => {
+    expect(result.dashboard.traces?.recordSpans).toBeGreaterThan(0);
+    expect(waterfalls).toHaveLength(TRACED_RECORDS_SHOWN);
+    const durations = waterfalls.map((figure) => Number(figure.attributes['data-duration-ms']));
+    expect(durations).toEqual([...durations].sort((a, b) => b - a));
+    for (const figure of waterfalls) {
+      expect(figure.attributes['data-drawn'], figure.attributes['data-record']).toBe('waterfall');
+      const roles = figure.rows.map((row) => row['data-role']);
+      expect(roles.slice(0, 4), figure.attributes['data-record']).toEqual([
+        'producer',
+        'invocation',
+        'batch',
+        'record',
+      ]);
+      const requests = figure.rows.filter(
+        (row) => row['data-role'] === 'request' || row['data-role'] === 'shared-request',
+      );
+      // A record that writes commits in a request of its own or a group's; a duplicate known to the container makes none.
+      if (figure.attributes['data-outcome'] === 'processed') {
+        expect(
+          requests.map((row) => row['data-name']),
+          figure.attributes['data-record'],
+        ).toContain('DynamoDB.TransactWriteItems');
+      }
+      for (const row of figure.rows.filter((r) => r['data-role'] !== 'producer')) {
+        const left = Number(row['data-bar-left-px']);
+        const width = Number(row['data-bar-px']);
+        const track = Number(row['data-track-px']);
+        // Laid out by the browser: a bar of its own width, inside the invocation's axis.
+        expect(width, `${row['data-name']} in ${figure.attributes['data-record']}`).toBeGreaterThan(0);
+        expect(left).toBeGreaterThanOrEqual(0);
+        expect(left + width).toBeLessThanOrEqual(track + 1);
+      }
+      const record = figure.rows.find((row) => row['data-role'] === 'record');
+      const invocation = figure.rows.find((row) => row['data-role'] === 'invocation');
+      expect(Number(record?.['data-bar-px'])).toBeLessThanOrEqual(Number(invocation?.['data-bar-px']));
+    }
   });
 
   it('saves a screenshot of the page in .cache/', async () => {
