@@ -4,11 +4,11 @@
  * AWS SDK calls, with the transaction's size. Its parent is the record (or the records) the engine said the
  * work was for (opentelemetry-tracing.ts#within); a request outside any, the active context's.
  */
-import type { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Attributes,
   type Context,
   context,
+  createContextKey,
   type Link,
   SpanKind,
   SpanStatusCode,
@@ -17,27 +17,26 @@ import {
 import type { TraceableClient } from '../core/telemetry/consumer-tracer.js';
 import { ATTR } from './span-attributes.js';
 
-/** Which records the requests made now are for. */
+/** Which records the requests made now are for, kept in the active context under REQUEST_SCOPE. */
 export interface RequestScope {
   readonly parent: Context;
   readonly links: readonly Link[];
   readonly records: number;
 }
 
+export const REQUEST_SCOPE = createContextKey('msk-inbox request scope');
+
 /** The middleware's name on the stack: added twice, it replaces itself. */
 const MIDDLEWARE_NAME = 'mskInboxRequestSpans';
 
 type Next = (args: { input: unknown }) => Promise<{ output?: unknown }>;
 
-export function instrumentDynamoDbClient(
-  client: TraceableClient,
-  tracerOf: () => Tracer,
-  scopes: AsyncLocalStorage<RequestScope>,
-): void {
+export function instrumentDynamoDbClient(client: TraceableClient, tracerOf: () => Tracer): void {
   const middleware =
     (next: Next, handlerContext: { commandName?: string }) =>
     async (args: { input: unknown }): Promise<{ output?: unknown }> => {
-      const scope = scopes.getStore();
+      const active = context.active();
+      const scope = active.getValue(REQUEST_SCOPE) as RequestScope | undefined;
       const operation = (handlerContext.commandName ?? 'Request').replace(/Command$/, '');
       const span = tracerOf().startSpan(
         `DynamoDB.${operation}`,
@@ -54,7 +53,7 @@ export function instrumentDynamoDbClient(
             ...(scope ? { [ATTR.transactionRecords]: scope.records } : {}),
           },
         },
-        scope?.parent ?? context.active(),
+        scope?.parent ?? active,
       );
       try {
         const result = await next(args);

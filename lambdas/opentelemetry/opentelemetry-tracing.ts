@@ -3,7 +3,6 @@
  * function's (the ADOT layer's, or one the team registers), so spans go wherever the team's other spans go.
  * Where none is registered the API's tracer records nothing and the engine's work runs as it is.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   type Context,
   context,
@@ -19,14 +18,15 @@ import {
 } from '@opentelemetry/api';
 import type { DecodedPartition, DecodedRecord } from '../core/decode-event.js';
 import type { RecordOutcome } from '../core/outcome.js';
-import type {
-  ConsumerTracer,
-  InvocationTrace,
-  TraceableClient,
-  TracedInvocation,
+import {
+  type ConsumerTracer,
+  type InvocationTrace,
+  NO_TRACE,
+  type TraceableClient,
+  type TracedInvocation,
 } from '../core/telemetry/consumer-tracer.js';
 import { formatTraceparent, remoteTraceContextOf } from '../core/telemetry/trace-context.js';
-import { instrumentDynamoDbClient, type RequestScope } from './dynamodb-request-spans.js';
+import { instrumentDynamoDbClient, REQUEST_SCOPE, type RequestScope } from './dynamodb-request-spans.js';
 import { ATTR, dedupOutcomeOf, isErrorOutcome } from './span-attributes.js';
 
 /** The instrumentation scope the spans are recorded under. */
@@ -55,13 +55,18 @@ export function openTelemetryTracing(options: OpenTelemetryTracingOptions = {}):
     tracer ??= (options.tracerProvider ?? trace.getTracerProvider()).getTracer(TRACER_NAME);
     return tracer;
   };
-  // Which records a DynamoDB request is made for: carried across the engine's awaits to the SDK's middleware.
-  const scopes = new AsyncLocalStorage<RequestScope>();
   return {
-    startInvocation: (invocation) => new InvocationSpans(tracerOf(), invocation, scopes),
+    startInvocation: (invocation) => {
+      const spans = new InvocationSpans(tracerOf(), invocation);
+      // Nothing records (no SDK registered, or the invocation not sampled): the records' spans would not
+      // either, so the engine is told nothing more and pays nothing more.
+      if (spans.recording) return spans;
+      spans.end();
+      return NO_TRACE;
+    },
     instrumentDynamoDb: (client: TraceableClient) => {
       if (options.dynamoDbRequestSpans === false) return;
-      instrumentDynamoDbClient(client, tracerOf, scopes);
+      instrumentDynamoDbClient(client, tracerOf);
     },
   };
 }
@@ -69,17 +74,15 @@ export function openTelemetryTracing(options: OpenTelemetryTracingOptions = {}):
 class InvocationSpans implements InvocationTrace {
   readonly #tracer: Tracer;
   readonly #invocation: TracedInvocation;
-  readonly #scopes: AsyncLocalStorage<RequestScope>;
   readonly #span: Span;
   readonly #context: Context;
   readonly #partitions = new Map<string, { span: Span; context: Context }>();
   readonly #records = new Map<DecodedRecord, Span>();
   #recordCount = 0;
 
-  constructor(tracer: Tracer, invocation: TracedInvocation, scopes: AsyncLocalStorage<RequestScope>) {
+  constructor(tracer: Tracer, invocation: TracedInvocation) {
     this.#tracer = tracer;
     this.#invocation = invocation;
-    this.#scopes = scopes;
     const parent = context.active();
     this.#span = tracer.startSpan(
       `${invocation.consumerName || 'msk-inbox'} invoke`,
@@ -97,6 +100,10 @@ class InvocationSpans implements InvocationTrace {
       parent,
     );
     this.#context = trace.setSpan(parent, this.#span);
+  }
+
+  get recording(): boolean {
+    return this.#span.isRecording();
   }
 
   partitionStarted(partition: DecodedPartition): void {
@@ -146,7 +153,9 @@ class InvocationSpans implements InvocationTrace {
   within<T>(records: readonly DecodedRecord[], work: () => Promise<T>): Promise<T> {
     const scope = this.#scopeOf(records);
     if (scope === undefined) return work();
-    return this.#scopes.run(scope, () => context.with(scope.parent, work));
+    // The registered context manager carries it across the engine's awaits to the SDK's middleware, and
+    // makes the team's own spans in the effect the record's children.
+    return context.with(scope.parent.setValue(REQUEST_SCOPE, scope), work);
   }
 
   traceparentOf(record: DecodedRecord): string | undefined {

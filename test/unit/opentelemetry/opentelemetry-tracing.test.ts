@@ -1,6 +1,7 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
+  AlwaysOffSampler,
   BasicTracerProvider,
   InMemorySpanExporter,
   type ReadableSpan,
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Effect, EffectWrite } from '../../../lambdas/core/effect.js';
 import type { CommitMember, CommitResult } from '../../../lambdas/core/inbox-store.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
+import { NO_TRACE } from '../../../lambdas/core/telemetry/consumer-tracer.js';
 import { openTelemetryTracing } from '../../../lambdas/opentelemetry/index.js';
 import { lambdaContext, ManualClock } from '../../support/clocks.js';
 import { kafkaEvent, orderRecord, type RecordSpec } from '../../support/kafka-events.js';
@@ -192,6 +194,20 @@ describe('openTelemetryTracing through the engine', () => {
     const written = JSON.stringify(store.sent);
     expect(written).toContain(`00-${record.traceId}-${record.spanId}-01`);
     expect(written).toContain(TRACEPARENT);
+  });
+
+  it('tells the engine nothing more when nothing records: no SDK registered, or the invocation not sampled', () => {
+    const invocation = {
+      requestId: 'r',
+      functionArn: undefined,
+      consumerName: 'c',
+      consumerGroupId: undefined,
+    };
+    // No provider registered globally: the API's tracer records nothing.
+    expect(openTelemetryTracing().startInvocation(invocation)).toBe(NO_TRACE);
+    const neverSampled = new BasicTracerProvider({ sampler: new AlwaysOffSampler() });
+    expect(openTelemetryTracing({ tracerProvider: neverSampled }).startInvocation(invocation)).toBe(NO_TRACE);
+    expect(openTelemetryTracing({ tracerProvider: provider }).startInvocation(invocation)).not.toBe(NO_TRACE);
   });
 
   it('records nothing and adds no header with tracing off', async () => {
