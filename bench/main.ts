@@ -48,6 +48,8 @@ import { COST_PLOT_FILE, writeReport } from './report.js';
 import { aggregate, type BenchResults, compareAblation, type RunMeasurement } from './results.js';
 import { buildSequences, orderWorkload, rotate, warmUpSequence } from './scenarios.js';
 import { checkTargets, formatTargets } from './targets.js';
+import { tracingMain } from './tracing/tracing-main.js';
+import { existingTracingSection } from './tracing/tracing-report.js';
 
 /** Rounds of DynamoDB Local on its own after the contenders' warm-up, at most (about 4 s each). */
 const MAX_WARM_UP_ROUNDS = 8;
@@ -57,7 +59,8 @@ const USAGE =
   DEFAULT_RTT +
   `; 0 always runs)] [--rtt-runs N (default 1)] [--cold-starts N (default ${COLD_STARTS})] [--out DIR (default docs)]` +
   " [--store all|dynamodb|postgres|redis (default all; postgres, redis: only that store's contenders, rewriting only their section)]" +
-  ' [--outbox (only inbox-tx beside inbox-tx-emit and the relay, rewriting only their section)]';
+  ' [--outbox (only inbox-tx beside inbox-tx-emit and the relay, rewriting only their section)]' +
+  ' [--tracing (only the CPU tracing costs per record, rewriting only its section)]';
 
 /** Which contenders run: `postgres`, `redis` and `dynamodb` leave the other stores' sections of the page as they were. */
 const STORES = ['all', 'dynamodb', 'postgres', 'redis'] as const;
@@ -79,6 +82,7 @@ runCli({
         out: { type: 'string' },
         store: { type: 'string' },
         outbox: { type: 'boolean' },
+        tracing: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       `usage: ${USAGE}`,
@@ -114,6 +118,10 @@ runCli({
 
     if (args.outbox === true) {
       await outboxMain({ out, runs, rttSweepMs, command, progress });
+      return 0;
+    }
+    if (args.tracing === true) {
+      await tracingMain({ out, runs, command, progress });
       return 0;
     }
     const postgresOptions = { runs, fewerRuns: ablationRuns, rttSweepMs, sweepRuns, progress };
@@ -314,6 +322,7 @@ runCli({
           : await existingPostgresSection(out),
         redisSection,
         outboxSection: await existingOutboxSection(out),
+        tracingSection: await existingTracingSection(out),
         machine: describeMachine(),
         settings:
           `${runs} runs per contender and scenario at rttMs 0 (ablations and hot-1p: ${ablationRuns}); ` +

@@ -27,6 +27,8 @@ export interface ReportInput {
   readonly redisSection?: string | undefined;
   /** The outbox section (bench/outbox/outbox-report.ts), kept from the page; none when never run. */
   readonly outboxSection?: string | undefined;
+  /** The tracing section as the page has it (`--tracing` rewrites it), kept as it stands. */
+  readonly tracingSection?: string | undefined;
 }
 
 /** The cost plot, beside benchmarks.svg. */
@@ -135,7 +137,16 @@ function ablationTable(ablations: BenchResults['ablations']): string {
 }
 
 function toMarkdown(
-  { results, machine, settings, analysis, postgresSection, redisSection, outboxSection }: ReportInput,
+  {
+    results,
+    machine,
+    settings,
+    analysis,
+    postgresSection,
+    redisSection,
+    outboxSection,
+    tracingSection,
+  }: ReportInput,
   json: BenchJson,
 ): string {
   const targets = checkTargets(json);
@@ -180,7 +191,7 @@ Client CPU is this process's CPU time during the invocation divided by its recor
 work (decoding, hashing, the SDK's serialising and signing), DynamoDB Local aside.
 
 ${networkSection(results)}
-${postgresSection ? `${postgresSection}\n\n` : ''}${redisSection ? `${redisSection}\n\n` : ''}${outboxSection ? `${outboxSection}\n\n` : ''}## What DynamoDB Local itself can do
+${postgresSection ? `${postgresSection}\n\n` : ''}${redisSection ? `${redisSection}\n\n` : ''}${outboxSection ? `${outboxSection}\n\n` : ''}${tracingSection ? `${tracingSection}\n\n` : ''}## What DynamoDB Local itself can do
 
 The same requests with no consumer around them, at 1, 4 and 16 in flight: ${results.ceiling.operations} requests
 per level at the start of each run, median over the runs.
