@@ -190,6 +190,7 @@ export function createObservedInboxConsumer<Schema extends StandardSchemaV1 | un
           ttlSeconds: config.dedupTtlSeconds,
           clock,
           concurrency: config.partitionConcurrency,
+          ...(options.tracing?.traceStoreRequest ? { traceRequest: options.tracing.traceStoreRequest } : {}),
         })
       : new DynamoDbInboxStore({
           client: DynamoDBDocumentClient.from(

@@ -4,8 +4,10 @@
  * behind a global symbol, so the public type names nothing of the engine, and a second copy of this
  * package in a bundle still finds it.
  */
+
 import type { Clock } from './clock.js';
 import type { InboxStore } from './inbox-store.js';
+import type { StoreRequestTracer } from './telemetry/consumer-tracer.js';
 
 /** A store other than DynamoDB that commits with the effect's writes, as `postgresInbox()` returns it. */
 export interface InboxStoreChoice {
@@ -40,6 +42,8 @@ export interface StoreContext {
    * turns on their partition's share, so a hot partition cannot take every connection.
    */
   readonly concurrency: number;
+  /** Spans of the store's requests, when the consumer traces (telemetry/consumer-tracer.ts). @default none */
+  readonly traceRequest?: StoreRequestTracer;
 }
 
 export interface StoreFactory {

@@ -1,30 +1,12 @@
 /**
  * A client span per DynamoDB request the consumer makes, as a middleware on the client's stack: one span per
  * command (the SDK's retries inside it, counted), named and described as OpenTelemetry's conventions name
- * AWS SDK calls, with the transaction's size. Its parent is the record (or the records) the engine said the
- * work was for (opentelemetry-tracing.ts#within); a request outside any, the active context's.
+ * AWS SDK calls, with the transaction's size; its parent as client-spans.ts decides.
  */
-import {
-  type Attributes,
-  type Context,
-  context,
-  createContextKey,
-  type Link,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-} from '@opentelemetry/api';
+import type { Attributes, Tracer } from '@opentelemetry/api';
 import type { TraceableClient } from '../core/telemetry/consumer-tracer.js';
+import { inClientSpan } from './client-spans.js';
 import { ATTR } from './span-attributes.js';
-
-/** Which records the requests made now are for, kept in the active context under REQUEST_SCOPE. */
-export interface RequestScope {
-  readonly parent: Context;
-  readonly links: readonly Link[];
-  readonly records: number;
-}
-
-export const REQUEST_SCOPE = createContextKey('msk-inbox request scope');
 
 /** The middleware's name on the stack: added twice, it replaces itself. */
 const MIDDLEWARE_NAME = 'mskInboxRequestSpans';
@@ -34,40 +16,25 @@ type Next = (args: { input: unknown }) => Promise<{ output?: unknown }>;
 export function instrumentDynamoDbClient(client: TraceableClient, tracerOf: () => Tracer): void {
   const middleware =
     (next: Next, handlerContext: { commandName?: string }) =>
-    async (args: { input: unknown }): Promise<{ output?: unknown }> => {
-      const active = context.active();
-      const scope = active.getValue(REQUEST_SCOPE) as RequestScope | undefined;
+    (args: { input: unknown }): Promise<{ output?: unknown }> => {
       const operation = (handlerContext.commandName ?? 'Request').replace(/Command$/, '');
-      const span = tracerOf().startSpan(
+      return inClientSpan(
+        tracerOf(),
         `DynamoDB.${operation}`,
         {
-          kind: SpanKind.CLIENT,
-          ...(scope && scope.links.length > 0 ? { links: [...scope.links] } : {}),
-          attributes: {
-            [ATTR.rpcSystem]: 'aws-api',
-            [ATTR.rpcService]: 'DynamoDB',
-            [ATTR.rpcMethod]: operation,
-            [ATTR.dbSystem]: 'aws.dynamodb',
-            [ATTR.dbOperation]: operation,
-            ...requestAttributes(args.input),
-            ...(scope ? { [ATTR.transactionRecords]: scope.records } : {}),
-          },
+          [ATTR.rpcSystem]: 'aws-api',
+          [ATTR.rpcService]: 'DynamoDB',
+          [ATTR.rpcMethod]: operation,
+          [ATTR.dbSystem]: 'aws.dynamodb',
+          [ATTR.dbOperation]: operation,
+          ...requestAttributes(args.input),
         },
-        scope?.parent ?? active,
+        () => next(args),
+        {
+          result: (result) => metadataAttributes(result.output),
+          error: (error) => ({ ...metadataAttributes(error), ...cancellationAttributes(error) }),
+        },
       );
-      try {
-        const result = await next(args);
-        span.setAttributes(metadataAttributes(result.output));
-        return result;
-      } catch (error) {
-        span.setAttributes({ ...metadataAttributes(error), ...cancellationAttributes(error) });
-        const failure = error instanceof Error ? error : new Error(String(error));
-        span.recordException(failure);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
-        throw error;
-      } finally {
-        span.end();
-      }
     };
   client.middlewareStack.add(middleware as never, {
     step: 'initialize',

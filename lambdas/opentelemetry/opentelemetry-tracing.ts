@@ -26,7 +26,8 @@ import {
   type TracedInvocation,
 } from '../core/telemetry/consumer-tracer.js';
 import { formatTraceparent, remoteTraceContextOf } from '../core/telemetry/trace-context.js';
-import { instrumentDynamoDbClient, REQUEST_SCOPE, type RequestScope } from './dynamodb-request-spans.js';
+import { inClientSpan, REQUEST_SCOPE, type RequestScope } from './client-spans.js';
+import { instrumentDynamoDbClient } from './dynamodb-request-spans.js';
 import { ATTR, dedupOutcomeOf, isErrorOutcome } from './span-attributes.js';
 
 /** The instrumentation scope the spans are recorded under. */
@@ -68,6 +69,17 @@ export function openTelemetryTracing(options: OpenTelemetryTracingOptions = {}):
       if (options.dynamoDbRequestSpans === false) return;
       instrumentDynamoDbClient(client, tracerOf);
     },
+    traceStoreRequest: (request, work) =>
+      inClientSpan(
+        tracerOf(),
+        `${request.system} ${request.operation}`,
+        {
+          [ATTR.dbSystem]: request.system,
+          [ATTR.dbOperation]: request.operation,
+          ...(request.records === undefined ? {} : { [ATTR.transactionRecords]: request.records }),
+        },
+        work,
+      ),
   };
 }
 

@@ -61,6 +61,7 @@ export function postgresInbox(options: PostgresInboxOptions = {}): InboxStoreCho
         ttlSeconds: context.ttlSeconds,
         clock: context.clock,
         notifyRelay: settings.outboxNotify === 'on',
+        ...(context.traceRequest ? { traceRequest: context.traceRequest } : {}),
       });
     },
   });

@@ -24,6 +24,7 @@ import {
   stopsGroup,
 } from '../core/inbox-store.js';
 import { QUARANTINE_LIMITS, quarantineItem } from '../core/quarantine-row.js';
+import type { StoreRequestTracer } from '../core/telemetry/consumer-tracer.js';
 import { type ConnectionSource, withPooledClient } from './connection.js';
 import { InboxTables } from './inbox-tables.js';
 import { type MemberOutbox, type MemberWork, runMembers } from './member-transaction.js';
@@ -43,7 +44,12 @@ export interface PostgresInboxStoreOptions {
    * @default true
    */
   readonly notifyRelay?: boolean;
+  /** Spans of its requests, when the consumer traces. @default none */
+  readonly traceRequest?: StoreRequestTracer;
 }
+
+/** What the spans of its requests name the database (OpenTelemetry's `db.system.name`). */
+const DB_SYSTEM = 'postgresql';
 
 /**
  * Records of one transaction at most: each takes a subtransaction (its savepoint), and a backend caches 64
@@ -67,6 +73,7 @@ const DYNAMODB_WRITES_NEED_DYNAMODB: CommitResult = {
 
 export class PostgresInboxStore implements InboxStore {
   readonly #pool: ConnectionSource;
+  readonly #traceRequest: StoreRequestTracer | undefined;
   readonly #tables: InboxTables;
   readonly #outbox: OutboxWrites;
   readonly #consumer: string;
@@ -76,6 +83,7 @@ export class PostgresInboxStore implements InboxStore {
 
   constructor(options: PostgresInboxStoreOptions) {
     this.#pool = options.pool;
+    this.#traceRequest = options.traceRequest;
     this.#tables = new InboxTables(options.schema, options.consumer, options.ttlSeconds);
     this.#outbox = new OutboxWrites(options.schema, options.consumer);
     this.#consumer = options.consumer;
@@ -129,8 +137,10 @@ export class PostgresInboxStore implements InboxStore {
     }));
     const nowMs = () => this.#clock.nowMs();
     const mayContinue = options?.mayContinue ?? (() => true);
-    const answers = await this.#withClient('commit', (client) =>
-      runMembers(client, work, nowMs, mayContinue),
+    const answers = await this.#withClient(
+      'commit',
+      (client) => runMembers(client, work, nowMs, mayContinue),
+      members.length,
     );
     if (answers !== 'one-by-one') return answers;
     // The COMMIT was refused for something no member can be named for (a deferred constraint): each goes
@@ -145,8 +155,10 @@ export class PostgresInboxStore implements InboxStore {
         results.push({ kind: 'not-sent' });
         continue;
       }
-      const alone = await this.#withClient('commit', (client) =>
-        runMembers(client, [member], nowMs, mayContinue),
+      const alone = await this.#withClient(
+        'commit',
+        (client) => runMembers(client, [member], nowMs, mayContinue),
+        1,
       );
       // Alone, a refused COMMIT is this member's own: never `one-by-one` again.
       results.push(alone === 'one-by-one' ? { kind: 'not-sent' } : (alone[0] ?? { kind: 'not-sent' }));
@@ -221,7 +233,14 @@ export class PostgresInboxStore implements InboxStore {
    * A pooled connection for one operation. A connection an error may have left mid-transaction or broken
    * is destroyed, not returned to the pool; the error becomes an InboxStoreError of its class.
    */
-  async #withClient<T>(operation: string, use: (client: PoolClient) => Promise<T>): Promise<T> {
+  /** One request: a pooled connection for `use`, as a span of its records when the consumer traces. */
+  #withClient<T>(operation: string, use: (client: PoolClient) => Promise<T>, records?: number): Promise<T> {
+    const request = () => this.#onConnection(operation, use);
+    if (this.#traceRequest === undefined) return request();
+    return this.#traceRequest({ system: DB_SYSTEM, operation, ...(records ? { records } : {}) }, request);
+  }
+
+  async #onConnection<T>(operation: string, use: (client: PoolClient) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.#pool.connect();

@@ -26,11 +26,26 @@ export interface TraceableClient {
   };
 }
 
+/** A store's request to a database other than DynamoDB (a Postgres transaction), as its span names it. */
+export interface StoreRequest {
+  /** OpenTelemetry's `db.system.name`, such as `postgresql`. */
+  readonly system: string;
+  /** The store's operation: `commit`, `claim`, `quarantine`, ... */
+  readonly operation: string;
+  /** Records the request carries, when it is a transaction of them. */
+  readonly records?: number;
+}
+
+/** Runs a store's request as a span of the records whose work it is (InvocationTrace#within). */
+export type StoreRequestTracer = <T>(request: StoreRequest, work: () => Promise<T>) => Promise<T>;
+
 export interface ConsumerTracer {
   /** Called at the start of each batch; the trace ends with `end`. */
   startInvocation(invocation: TracedInvocation): InvocationTrace;
   /** Adds a span per request to a DynamoDB client the consumer uses. */
   instrumentDynamoDb?(client: TraceableClient): void;
+  /** A span per request of a store that keeps its inbox elsewhere (StoreContext#traceRequest). */
+  readonly traceStoreRequest?: StoreRequestTracer;
 }
 
 /**

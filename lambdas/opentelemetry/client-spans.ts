@@ -1,0 +1,66 @@
+/**
+ * Client spans of the consumer's store requests: their parent is the record (or the records) the engine said
+ * the work was for (opentelemetry-tracing.ts#within puts that scope in the active context); a request
+ * outside any, the active context's own. One rule for DynamoDB's requests and a Postgres store's.
+ */
+import {
+  type Attributes,
+  type Context,
+  context,
+  createContextKey,
+  type Link,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+} from '@opentelemetry/api';
+import { ATTR } from './span-attributes.js';
+
+/** Which records the requests made now are for, kept in the active context under REQUEST_SCOPE. */
+export interface RequestScope {
+  readonly parent: Context;
+  readonly links: readonly Link[];
+  readonly records: number;
+}
+
+export const REQUEST_SCOPE = createContextKey('msk-inbox request scope');
+
+/** What a request's outcome adds to its span. */
+export interface OutcomeAttributes<T> {
+  readonly result?: (result: T) => Attributes;
+  readonly error?: (error: unknown) => Attributes;
+}
+
+/** Runs `work` as a client span; a failure is recorded on it (the exception, status error) and rethrown. */
+export async function inClientSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+  outcome: OutcomeAttributes<T> = {},
+): Promise<T> {
+  const active = context.active();
+  const scope = active.getValue(REQUEST_SCOPE) as RequestScope | undefined;
+  const span = tracer.startSpan(
+    name,
+    {
+      kind: SpanKind.CLIENT,
+      ...(scope && scope.links.length > 0 ? { links: [...scope.links] } : {}),
+      // The request's own count, when it gives one, over the scope's.
+      attributes: { ...(scope ? { [ATTR.transactionRecords]: scope.records } : {}), ...attributes },
+    },
+    scope?.parent ?? active,
+  );
+  try {
+    const result = await work();
+    if (outcome.result) span.setAttributes(outcome.result(result));
+    return result;
+  } catch (error) {
+    if (outcome.error) span.setAttributes(outcome.error(error));
+    const failure = error instanceof Error ? error : new Error(String(error));
+    span.recordException(failure);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
