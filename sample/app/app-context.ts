@@ -13,6 +13,7 @@ export const CONTEXT_KEYS = {
   securityGroupId: 'securityGroupId',
   alarmEmail: 'alarmEmail',
   consumerName: 'consumerName',
+  adotLayerArn: 'adotLayerArn',
 } as const;
 
 export type ContextKey = keyof typeof CONTEXT_KEYS;
@@ -56,6 +57,7 @@ export function readAppContext(get: (key: ContextKey) => unknown): Omit<MskInbox
   const securityGroupId = text('securityGroupId');
   const alarmEmail = text('alarmEmail');
   const consumerName = text('consumerName');
+  const adotLayerArn = text('adotLayerArn');
 
   if (topic === undefined) {
     problems.push('context topic is missing: pass -c topic=<the Kafka topic to consume>');
@@ -113,5 +115,6 @@ export function readAppContext(get: (key: ContextKey) => unknown): Omit<MskInbox
     consumerGroupId: consumerGroupId as string,
     ...(consumerName === undefined ? {} : { consumerName }),
     ...(alarmEmail === undefined ? {} : { alarmEmail }),
+    ...(adotLayerArn === undefined ? {} : { openTelemetry: { adotLayerArn } }),
   };
 }

@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import { ConsumerMonitoring } from '../../lib/consumer-monitoring.js';
 import { InboxTable } from '../../lib/inbox-table.js';
 import { KafkaConsumer, type KafkaSource } from '../../lib/kafka-consumer.js';
+import type { OpenTelemetryProps } from '../../lib/open-telemetry.js';
 import { addOperatorOutputs } from '../../lib/operator-outputs.js';
 import { OperatorPolicy } from '../../lib/operator-policy.js';
 import { ORDER_CONSUMER_ENTRY } from './order-consumer-entry.js';
@@ -26,6 +27,11 @@ export interface MskInboxStackProps extends StackProps {
    * @default - no subscription
    */
   readonly alarmEmail?: string;
+  /**
+   * Exports the order consumer's spans (`-c adotLayerArn=...`: the ADOT layer for the Region, arm64).
+   * @default - no layer: the handler's spans record nowhere
+   */
+  readonly openTelemetry?: OpenTelemetryProps;
   /**
    * The handler source; tests substitute a fixture.
    * @default ORDER_CONSUMER_ENTRY
@@ -61,6 +67,7 @@ export class MskInboxStack extends Stack {
       inboxTable: this.inbox,
       entry: props.entry ?? ORDER_CONSUMER_ENTRY,
       environment: { APP_TABLE_NAME: this.ordersTable.tableName },
+      ...(props.openTelemetry ? { openTelemetry: props.openTelemetry } : {}),
     });
     // The sample's effect only updates order totals and balances: that action, on that table.
     this.consumer.role.addToPrincipalPolicy(

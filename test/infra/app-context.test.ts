@@ -20,6 +20,13 @@ describe('readAppContext', () => {
     });
   });
 
+  it("exports the consumer's spans through the ADOT layer named by adotLayerArn", () => {
+    const adotLayerArn = 'arn:aws:lambda:us-east-1:615299751070:layer:AWSOpenTelemetryDistroJs:6';
+    expect(
+      read({ mskClusterArn: EXAMPLE_CLUSTER_ARN, topic: 'orders', consumerGroupId: 'g', adotLayerArn }),
+    ).toMatchObject({ openTelemetry: { adotLayerArn } });
+  });
+
   it('builds a self-managed SASL/SCRAM source in a VPC from comma-separated lists', () => {
     expect(
       read({
