@@ -217,7 +217,9 @@ ${targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met === false ? '**mis
 
 KB and MB on this page are 1,024 and 1,048,576 bytes.
 
-- Bundle (lib/bundling.ts settings, esbuild metafile): **${kb(bundle.bytes)}** (${bundle.bytes} bytes). Largest parts:
+- Bundle of the sample order consumer without tracing, like for like with the Powertools consumers below
+  (bench/contenders/untraced-order-consumer.ts; lib/bundling.ts settings, esbuild metafile; the traced
+  sample's is in "What tracing costs"): **${kb(bundle.bytes)}** (${bundle.bytes} bytes). Largest parts:
   ${bundle.byPackage
     .slice(0, 8)
     .map((p) => `${p.name} ${kb(p.bytes)}`)

@@ -1,12 +1,13 @@
 /**
- * Builds the order consumer (or another entry: the Powertools contender's) exactly as CDK deploys it (lib/bundling.ts: handlerBuildOptions) and reads the
+ * Builds the order consumer without tracing (or another entry: the Powertools contender's, the traced sample)
+ * exactly as CDK deploys it (lib/bundling.ts: handlerBuildOptions) and reads the
  * size from esbuild's metafile, with the heaviest packages, so a regression names its cause.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { handlerBuildOptions } from '../../lib/bundling.js';
-import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
+import { UNTRACED_ORDER_CONSUMER_ENTRY } from '../contenders/powertools-entry.js';
 
 export interface BundleMeasurement {
   readonly file: string;
@@ -19,7 +20,7 @@ export interface BundleMeasurement {
 export async function measureBundle(
   outDirectory: string,
   variant: 'deployed' | 'sdk-default-credentials' = 'deployed',
-  entry: string = ORDER_CONSUMER_ENTRY,
+  entry: string = UNTRACED_ORDER_CONSUMER_ENTRY,
 ): Promise<BundleMeasurement> {
   await mkdir(outDirectory, { recursive: true });
   // NodejsFunction names an ESM bundle index.mjs.

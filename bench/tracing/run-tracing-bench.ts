@@ -3,8 +3,15 @@
  * tracing-child.ts in a process of its own, the variants in turns so that the machine's drift falls on
  * all of them alike, the median of the rounds compared.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
+import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
+import { measureBundle } from '../measure/bundle.js';
 import { run } from '../measure/child-process.js';
+import { type ColdInitMeasurement, measureColdInit } from '../measure/cold-init.js';
+import { type InitInstructions, initInstructionsWhereAvailable } from '../measure/init-instructions.js';
 import { type Spread, spreadOf } from '../measure/stats.js';
 import { TRACING_VARIANTS, type TracingSample, type TracingVariant } from './tracing-variants.js';
 
@@ -20,11 +27,33 @@ export interface TracingRow {
   readonly spansPerRecord: number;
 }
 
+/** The sample order consumer's bundle, untraced (as the bench weighs it against Powertools) and as deployed. */
+export type BundleSubject = 'untraced' | 'traced';
+
 export interface TracingBenchResults {
   readonly rounds: number;
   readonly recordsPerRound: number;
   readonly rows: readonly TracingRow[];
+  readonly bundleBytes: Readonly<Record<BundleSubject, number>>;
+  readonly coldInit: Readonly<Record<BundleSubject, ColdInitMeasurement>>;
+  /** Where valgrind is installed. */
+  readonly initInstructions: Readonly<Record<BundleSubject, InitInstructions>> | undefined;
 }
+
+/** Fresh processes each bundle is imported in, in turns. */
+const COLD_STARTS = 15;
+
+/** What the bundles read at import; nothing is called, so nothing is reached. */
+const IMPORT_ENV = {
+  INBOX_TABLE_NAME: 'inbox',
+  APP_TABLE_NAME: 'app',
+  CONSUMER_NAME: 'order-consumer',
+  AWS_REGION: LOCAL_REGION,
+  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  AWS_LAMBDA_FUNCTION_NAME: 'order-consumer',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+};
 
 export async function runTracingBench(options: {
   readonly rounds: number;
@@ -52,5 +81,29 @@ export async function runTracingBench(options: {
       spansPerRecord: (runs[0]?.spans ?? 0) / records,
     };
   });
-  return { rounds: options.rounds, recordsPerRound: TRACING_BATCHES * 100, rows };
+  return {
+    rounds: options.rounds,
+    recordsPerRound: TRACING_BATCHES * 100,
+    rows,
+    ...(await weighBundles(options.progress)),
+  };
+}
+
+/** Bytes, cold init and its instructions of the sample's bundle without tracing and with it. */
+async function weighBundles(progress: (message: string) => void) {
+  const directory = await mkdtemp(join(tmpdir(), 'msk-inbox-tracing-bundles-'));
+  try {
+    const untraced = await measureBundle(join(directory, 'untraced'));
+    const traced = await measureBundle(join(directory, 'traced'), 'deployed', ORDER_CONSUMER_ENTRY);
+    const subjects = {
+      untraced: { bundleFile: untraced.file, env: IMPORT_ENV },
+      traced: { bundleFile: traced.file, env: IMPORT_ENV },
+    };
+    progress(`tracing cost: cold init, ${COLD_STARTS} fresh processes each, untraced and traced in turns`);
+    const coldInit = await measureColdInit(subjects, COLD_STARTS);
+    const initInstructions = await initInstructionsWhereAvailable(subjects, directory, progress);
+    return { bundleBytes: { untraced: untraced.bytes, traced: traced.bytes }, coldInit, initInstructions };
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
 }

@@ -52,6 +52,15 @@ median compared. ${machine.cpu}, ${machine.cores} cores; Node.js ${machine.node}
 |---|---|---:|---:|---:|---:|
 ${lines.join('\n')}
 
+What the option weighs at cold start: the sample order consumer's bundle without \`tracing\` (what the bench
+compares with Powertools) and as the stack deploys it, with \`openTelemetryTracing()\` (\`@opentelemetry/api\`
+and \`msk-inbox/opentelemetry\`), each imported in ${results.coldInit.untraced.importMs.samples} fresh processes in turns:
+
+| bundle | bytes | cold init median (min to max) | instructions |
+|---|---:|---:|---:|
+${bundleLine('without tracing', results.bundleBytes.untraced, results.coldInit.untraced.importMs, results.initInstructions?.untraced.millions)}
+${bundleLine('with tracing (the sample as deployed)', results.bundleBytes.traced, results.coldInit.traced.importMs, results.initInstructions?.traced.millions)}
+
 - CPU time, not wall time: what Lambda bills at a fixed memory size is the wall time of an invocation,
   and the extra CPU lengthens it only as much as the invocation is CPU-bound (with DynamoDB's round trips
   of 10 ms and more, much less).
@@ -59,6 +68,16 @@ ${lines.join('\n')}
   hands the engine \`NO_TRACE\` for the invocation: the records cost as with the option off.
 - The exporter's network send is not measured; the ADOT layer sends from the same process.
 ${TRACING_SECTION.end}`;
+}
+
+function bundleLine(
+  name: string,
+  bytes: number,
+  importMs: { readonly median: number; readonly min: number; readonly max: number },
+  instructions: number | undefined,
+): string {
+  const millions = instructions === undefined ? 'valgrind not installed' : `${instructions.toFixed(1)} M`;
+  return `| ${name} | ${(bytes / 1024).toFixed(1)} KB (${bytes}) | ${importMs.median.toFixed(1)} ms (${importMs.min.toFixed(1)} to ${importMs.max.toFixed(1)}) | ${millions} |`;
 }
 
 function signed(value: number, unit = ''): string {

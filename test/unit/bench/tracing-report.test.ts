@@ -18,6 +18,12 @@ const RESULTS: TracingBenchResults = {
     { variant: 'api', cpuMicrosPerRecord: spread(101), spansPerRecord: 0 },
     { variant: 'sdk', cpuMicrosPerRecord: spread(150), spansPerRecord: 1.09 },
   ],
+  bundleBytes: { untraced: 300_000, traced: 310_240 },
+  coldInit: {
+    untraced: { importMs: spread(80), fromProcessStartMs: spread(120) },
+    traced: { importMs: spread(82), fromProcessStartMs: spread(122) },
+  },
+  initInstructions: undefined,
 };
 const MACHINE = { cpu: 'Test CPU', cores: 2, memoryGb: 4, node: 'v20', java: '17', os: 'linux' };
 
