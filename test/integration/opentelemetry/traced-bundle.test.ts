@@ -8,13 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
 import { buildBundles } from '../../../local/lambda-runtime/build-bundles.js';
-import { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
+import type { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
 import type { TracedSpan } from '../../../local/tracing/otlp-json.js';
 import { LOCAL_TRACES_FILE_VARIABLE, readTraceFile } from '../../../local/tracing/trace-file.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent, orderRecord, type RecordSpec } from '../../support/kafka-events.js';
+import { orderConsumerBundle } from '../../support/order-consumer-bundle.js';
 
 const PRODUCER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const PRODUCER_SPAN = 'b7ad6b7169203331';
@@ -29,18 +29,11 @@ beforeAll(async () => {
   directory = await mkdtemp(join(tmpdir(), 'msk-inbox-traced-bundle-'));
   tracesFile = join(directory, 'traces.jsonl');
   await buildBundles(directory);
-  fn = new WorkerFunction({
-    runtimePath: join(directory, 'runtime-worker.mjs'),
-    handlerPath: join(directory, 'order-consumer', 'index.mjs'),
-    functionName: 'order-consumer',
+  fn = orderConsumerBundle({
+    bundleDirectory: directory,
     dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+    functionName: 'order-consumer',
     environment: {
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       INBOX_TABLE_NAME: tables.inboxTableName,
       APP_TABLE_NAME: tables.appTableName,
       CONSUMER_NAME: 'order-consumer',

@@ -13,20 +13,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { quarantineRowKey } from '../../../lambdas/core/inbox-rows.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
+import { LOCAL_REGION } from '../../../local/dynamodb-local/client.js';
 import type { LambdaFunction } from '../../../local/esm/lambda-function.js';
 import { buildBundles } from '../../../local/lambda-runtime/build-bundles.js';
 import {
   type InvokeApiServer,
   startInvokeApiServer,
 } from '../../../local/lambda-runtime/invoke-api-server.js';
-import { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
+import type { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
 import { UserError } from '../../../operator/cli/user-error.js';
 import type { OperatorIo } from '../../../operator/commands/operator-io.js';
 import { runOperator } from '../../../operator/operator-main.js';
 import { type CloudFormationStub, startCloudFormationStub } from '../../support/cloudformation-stub.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { kafkaEvent } from '../../support/kafka-events.js';
+import { orderConsumerBundle } from '../../support/order-consumer-bundle.js';
 import { CONSUMER, deliver, useConsumerEnvironment } from './operator-harness.js';
 
 const FUNCTION = 'order-consumer';
@@ -76,20 +77,11 @@ const order = (n: number, amount: number) => ({
 
 /** The order consumer's bundle in execution environments, with the function's own environment. */
 function orderConsumer(environment: Record<string, string>): WorkerFunction {
-  return new WorkerFunction({
-    runtimePath: join(bundleDirectory, 'runtime-worker.mjs'),
-    handlerPath: join(bundleDirectory, 'order-consumer', 'index.mjs'),
-    functionName: FUNCTION,
+  return orderConsumerBundle({
+    bundleDirectory,
     dynamoDbEndpoint: endpoint,
-    environment: {
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      ...environment,
-    },
+    functionName: FUNCTION,
+    environment,
   });
 }
 
