@@ -165,10 +165,13 @@ async function commitMembers(
   // In order: a refusal streak (rejectedByStore) counts records as they come.
   for (const [index, member] of members.entries()) {
     const result = results[index];
+    // Its own requests (a quarantine row, a lookup) are the record's, after the group's transaction.
     const settled = result
-      ? await commitOutcome(member.record, member.entry.dedupKey, result, options, state).catch(
-          (error: unknown) => failed(member.record, error),
-        )
+      ? await state.trace
+          .within([member.record], () =>
+            commitOutcome(member.record, member.entry.dedupKey, result, options, state),
+          )
+          .catch((error: unknown) => failed(member.record, error))
       : failed(member.record, new Error('the store gave no answer for this record'));
     if (isApplied(settled.status)) state.refusals.applied();
     outcomes.push(member.settle(settled));

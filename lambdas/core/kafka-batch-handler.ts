@@ -5,7 +5,7 @@ import { decodeEvent } from './decode-event.js';
 import type { InvocationClock, KafkaBatchResponse } from './kafka-event.js';
 import type { RecordOutcome } from './outcome.js';
 import { RefusalStreak } from './refusal-streak.js';
-import { type ConsumerTracer, NO_TRACE } from './telemetry/consumer-tracer.js';
+import { type ConsumerTracer, NO_TRACE, startGuarded } from './telemetry/consumer-tracer.js';
 import type { ValueFormat } from './value-format.js';
 
 /** Where a batch's outcomes go: logs and metrics in Lambda, assertions in tests. */
@@ -37,13 +37,14 @@ export function createKafkaBatchHandler(
   const refusals = new RefusalStreak();
   return async (event, context) => {
     const startedMs = options.clock.nowMs();
-    const trace =
-      options.tracer?.startInvocation({
-        requestId: context.awsRequestId,
-        functionArn: context.invokedFunctionArn,
-        consumerName: options.consumerName ?? '',
-        consumerGroupId: options.consumerGroupId,
-      }) ?? NO_TRACE;
+    const trace = options.tracer
+      ? startGuarded(options.tracer, {
+          requestId: context.awsRequestId,
+          functionArn: context.invokedFunctionArn,
+          consumerName: options.consumerName ?? '',
+          consumerGroupId: options.consumerGroupId,
+        })
+      : NO_TRACE;
     let outcomes: RecordOutcome[];
     let partitions: ReturnType<typeof decodeEvent>;
     try {

@@ -94,7 +94,8 @@ export function outboxEmissions(
       key: event.key,
       value: event.value,
       headers: { ...event.headers },
-      bytes: eventBytes(event),
+      // As the effect gave it: the trace header is never what makes a record's events too large.
+      bytes: eventBytes(given),
     });
   }
   return { ok: true, emissions };
@@ -258,11 +259,14 @@ function eventProblem(event: OutboxEvent): string | undefined {
 
 /**
  * The emitting record's span rides onward as the event's `traceparent` (docs/tracing.md#onward-events), so
- * the next consumer's record links to it; an event that names its own keeps it. Added past the checks: the
- * header is the consumer's, not one of the effect's 64.
+ * the next consumer's record links to it; an event that names its own keeps it. Added past the checks and
+ * left out of the counted bytes: the header is the consumer's, not one of the effect's 64, and never the
+ * reason a record's events are refused or wait.
  */
 function carryingTrace(event: OutboxEvent, traceparent: string | undefined): OutboxEvent {
-  if (traceparent === undefined || event.headers?.[TRACEPARENT_HEADER] !== undefined) return event;
+  // Named in any case: an event that carries its own keeps it, with no second one beside it.
+  const own = Object.keys(event.headers ?? {}).some((name) => name.toLowerCase() === TRACEPARENT_HEADER);
+  if (traceparent === undefined || own) return event;
   return { ...event, headers: { ...event.headers, [TRACEPARENT_HEADER]: traceparent } };
 }
 

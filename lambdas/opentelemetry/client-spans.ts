@@ -9,6 +9,7 @@ import {
   context,
   createContextKey,
   type Link,
+  type Span,
   SpanKind,
   SpanStatusCode,
   type Tracer,
@@ -30,7 +31,11 @@ export interface OutcomeAttributes<T> {
   readonly error?: (error: unknown) => Attributes;
 }
 
-/** Runs `work` as a client span; a failure is recorded on it (the exception, status error) and rethrown. */
+/**
+ * Runs `work` as a client span; a failure is recorded on it (the exception, status error) and rethrown. The
+ * span's own bookkeeping never touches the request: a tracer or span processor that throws leaves the request
+ * to run, and its answer, as they would without it.
+ */
 export async function inClientSpan<T>(
   tracer: Tracer,
   name: string,
@@ -38,29 +43,48 @@ export async function inClientSpan<T>(
   work: () => Promise<T>,
   outcome: OutcomeAttributes<T> = {},
 ): Promise<T> {
-  const active = context.active();
-  const scope = active.getValue(REQUEST_SCOPE) as RequestScope | undefined;
-  const span = tracer.startSpan(
-    name,
-    {
-      kind: SpanKind.CLIENT,
-      ...(scope && scope.links.length > 0 ? { links: [...scope.links] } : {}),
-      // The request's own count, when it gives one, over the scope's.
-      attributes: { ...(scope ? { [ATTR.transactionRecords]: scope.records } : {}), ...attributes },
-    },
-    scope?.parent ?? active,
-  );
+  let span: Span;
   try {
-    const result = await work();
-    if (outcome.result) span.setAttributes(outcome.result(result));
-    return result;
+    const active = context.active();
+    const scope = active.getValue(REQUEST_SCOPE) as RequestScope | undefined;
+    span = tracer.startSpan(
+      name,
+      {
+        kind: SpanKind.CLIENT,
+        ...(scope && scope.links.length > 0 ? { links: [...scope.links] } : {}),
+        // The request's own count, when it gives one, over the scope's.
+        attributes: { ...(scope ? { [ATTR.transactionRecords]: scope.records } : {}), ...attributes },
+      },
+      scope?.parent ?? active,
+    );
+  } catch {
+    return work();
+  }
+  let result: T;
+  try {
+    result = await work();
   } catch (error) {
-    if (outcome.error) span.setAttributes(outcome.error(error));
-    const failure = error instanceof Error ? error : new Error(String(error));
-    span.recordException(failure);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+    harmless(() => {
+      if (outcome.error) span.setAttributes(outcome.error(error));
+      const failure = error instanceof Error ? error : new Error(String(error));
+      span.recordException(failure);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+      span.end();
+    });
     throw error;
-  } finally {
+  }
+  harmless(() => {
+    if (outcome.result) span.setAttributes(outcome.result(result));
     span.end();
+  });
+  return result;
+}
+
+/** Tracing's own failure is never the request's. */
+function harmless(record: () => void): void {
+  try {
+    record();
+  } catch {
+    // A span processor's fault: the span is lost, the request is not.
   }
 }

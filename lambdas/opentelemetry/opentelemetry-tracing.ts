@@ -97,7 +97,7 @@ class InvocationSpans implements InvocationTrace {
     this.#invocation = invocation;
     const parent = context.active();
     this.#span = tracer.startSpan(
-      `${invocation.consumerName || 'msk-inbox'} invoke`,
+      `${invocation.consumerName || TRACER_NAME} invoke`,
       {
         kind: SpanKind.SERVER,
         attributes: {
@@ -138,6 +138,7 @@ class InvocationSpans implements InvocationTrace {
 
   partitionEnded(partition: DecodedPartition): void {
     this.#partitions.get(partition.partitionKey)?.span.end();
+    this.#partitions.delete(partition.partitionKey);
   }
 
   recordStarted(record: DecodedRecord): void {
@@ -183,7 +184,18 @@ class InvocationSpans implements InvocationTrace {
       this.#span.recordException(failure);
       this.#span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
     }
+    // A batch that failed as a whole leaves records and partitions open: each ends here, marked unfinished.
+    for (const span of this.#records.values()) {
+      span.setAttribute(ATTR.outcome, 'unfinished');
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        message: 'the batch failed before this record had an outcome',
+      });
+      span.end();
+    }
+    this.#records.clear();
     for (const { span } of this.#partitions.values()) span.end();
+    this.#partitions.clear();
     this.#span.end();
   }
 

@@ -41,8 +41,11 @@ export const ATTR = {
   linkRole: 'msk_inbox.link',
 } as const;
 
-/** What happened to the record's dedup key, in the four words an operator searches by (and skipped). */
-export type DedupOutcome = 'applied' | 'duplicate' | 'quarantined' | 'skipped' | 'reported';
+/**
+ * What happened to the record's dedup key, in the words an operator searches by; `unfinished` only on a
+ * record whose batch failed as a whole before it had an outcome.
+ */
+export type DedupOutcome = 'applied' | 'duplicate' | 'quarantined' | 'skipped' | 'reported' | 'unfinished';
 
 const DEDUP_OUTCOMES: Record<OutcomeStatus, DedupOutcome> = {
   processed: 'applied',

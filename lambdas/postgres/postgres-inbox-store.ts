@@ -229,10 +229,6 @@ export class PostgresInboxStore implements InboxStore {
     return { deleted, more: true };
   }
 
-  /**
-   * A pooled connection for one operation. A connection an error may have left mid-transaction or broken
-   * is destroyed, not returned to the pool; the error becomes an InboxStoreError of its class.
-   */
   /** One request: a pooled connection for `use`, as a span of its records when the consumer traces. */
   #withClient<T>(operation: string, use: (client: PoolClient) => Promise<T>, records?: number): Promise<T> {
     const request = () => this.#onConnection(operation, use);
@@ -240,6 +236,10 @@ export class PostgresInboxStore implements InboxStore {
     return this.#traceRequest({ system: DB_SYSTEM, operation, ...(records ? { records } : {}) }, request);
   }
 
+  /**
+   * A pooled connection for one operation. A connection an error may have left mid-transaction or broken
+   * is destroyed, not returned to the pool; the error becomes an InboxStoreError of its class.
+   */
   async #onConnection<T>(operation: string, use: (client: PoolClient) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {

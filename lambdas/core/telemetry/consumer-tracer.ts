@@ -50,7 +50,8 @@ export interface ConsumerTracer {
 
 /**
  * One invocation's spans. Records are told apart by identity: the engine passes the DecodedRecord objects
- * it decoded, each started at most once and ended exactly once.
+ * it decoded, each ended exactly once; a record offered again after a lane stopped before it is started
+ * again, and that second start is to be ignored.
  */
 export interface InvocationTrace {
   partitionStarted(partition: DecodedPartition): void;
@@ -79,3 +80,53 @@ export const NO_TRACE: InvocationTrace = {
   traceparentOf: () => undefined,
   end: () => undefined,
 };
+
+/**
+ * The tracer's invocation as the engine uses it (kafka-batch-handler.ts): a tracer, or a span processor
+ * behind it, that throws loses its spans, never a record's outcome; `within` runs the work once whatever
+ * the tracer does.
+ */
+export function startGuarded(tracer: ConsumerTracer, invocation: TracedInvocation): InvocationTrace {
+  let trace: InvocationTrace;
+  try {
+    trace = tracer.startInvocation(invocation);
+  } catch {
+    return NO_TRACE;
+  }
+  if (trace === NO_TRACE) return NO_TRACE;
+  const started = trace;
+  return {
+    partitionStarted: (partition) => quietly(() => started.partitionStarted(partition)),
+    partitionEnded: (partition) => quietly(() => started.partitionEnded(partition)),
+    recordStarted: (record) => quietly(() => started.recordStarted(record)),
+    recordEnded: (record, outcome) => quietly(() => started.recordEnded(record, outcome)),
+    within: (records, work) => {
+      let running: ReturnType<typeof work> | undefined;
+      const once = () => {
+        running ??= work();
+        return running;
+      };
+      try {
+        return started.within(records, once);
+      } catch {
+        return once();
+      }
+    },
+    traceparentOf: (record) => {
+      try {
+        return started.traceparentOf(record);
+      } catch {
+        return undefined;
+      }
+    },
+    end: (error) => quietly(() => started.end(error)),
+  };
+}
+
+function quietly(call: () => void): void {
+  try {
+    call();
+  } catch {
+    // The tracer's fault: its span is lost, the batch goes on.
+  }
+}

@@ -34,15 +34,25 @@ describeOnPostgres('a traced consumer on Postgres', (target) => {
   let db: FreshSchema;
   beforeEach(async () => {
     db = await inboxDatabase(target.url());
+    await db.pool.query(`insert into accounts values ('empty', 0)`);
     exporter.reset();
   });
   afterEach(() => db.drop());
 
+  /** Offsets from 100 on overdraw an account: its CHECK refuses the update, and the record is quarantined. */
   const invoke = (offsets: readonly number[]) => {
     const clock = new ManualClock();
     const handler = createInboxConsumer({
       store: postgresInbox({ pool: db.pool, settings: { schema: db.schema } }),
-      effect: () => ({ kind: 'sql', run: async (sql) => void (await sql.query('select 1')) }),
+      effect: ({ record }) => ({
+        kind: 'sql',
+        run: async (sql) =>
+          void (await sql.query(
+            (record.offset ?? 0) >= 100
+              ? `update accounts set balance = balance - 1 where id = 'empty'`
+              : 'select 1',
+          )),
+      }),
       settings: { consumerName: 'orders' },
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       tracing: openTelemetryTracing({ tracerProvider: provider }),
@@ -70,6 +80,14 @@ describeOnPostgres('a traced consumer on Postgres', (target) => {
       'db.operation.name': 'commit',
       'msk_inbox.transaction.records': 1,
     });
+  });
+
+  it("makes the quarantine row a record's refused transaction leads to that record's own request", async () => {
+    expect((await invoke([100])).batchItemFailures).toEqual([]);
+    const record = recordAt(100);
+    expect(record.attributes['msk_inbox.outcome']).toBe('quarantined');
+    const requests = spans().filter((span) => span.parentSpanContext?.spanId === record.spanContext().spanId);
+    expect(requests.map((span) => span.name)).toEqual(['postgresql commit', 'postgresql quarantine']);
   });
 
   it('makes a group of records one transaction, linked to each record', async () => {

@@ -5,6 +5,7 @@ import {
   outboxAppendBytes,
   outboxAppends,
   outboxBacklogMessage,
+  outboxEmissions,
 } from '../../../lambdas/core/outbox-appends.js';
 import { outboxEventId } from '../../../lambdas/core/outbox-event-id.js';
 import { OUTBOX_LIMITS, type OutboxEvent, outboxQueueKey } from '../../../lambdas/core/outbox-rows.js';
@@ -116,5 +117,36 @@ describe('outboxAppends', () => {
       ok: false,
       problem: expect.stringMatching(/unpublished events may hold/),
     });
+  });
+});
+
+describe("the emitting record's traceparent on its events", () => {
+  const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+  it('rides on each event without counting toward its bytes, and an event naming its own in any case keeps it', () => {
+    const events: OutboxEvent[] = [
+      { topic: 'payments', key: 'acct-1', value: 'a', headers: { type: 'Captured' } },
+      { topic: 'payments', key: 'acct-1', value: 'b', headers: { Traceparent: 'theirs' } },
+    ];
+    const plain = outboxEmissions('orders', 'evt-1', events);
+    const traced = outboxEmissions('orders', 'evt-1', events, TRACEPARENT);
+    if (!plain.ok || !traced.ok) throw new Error('the events were refused');
+    expect(traced.emissions.map((emission) => emission.headers)).toEqual([
+      { type: 'Captured', traceparent: TRACEPARENT },
+      { Traceparent: 'theirs' },
+    ]);
+    expect(traced.emissions.map((emission) => emission.bytes)).toEqual(plain.emissions.map((e) => e.bytes));
+    expect(traced.emissions.map((emission) => emission.id)).toEqual(plain.emissions.map((e) => e.id));
+  });
+
+  it("never makes a key's events too large: what fits without it fits with it", () => {
+    // Two events of one key filling its pending bytes exactly (each under the one-event limit).
+    const value = 'x'.repeat(OUTBOX_LIMITS.pendingBytes / 2 - Buffer.byteLength('acct-1'));
+    const events: OutboxEvent[] = [
+      { topic: 'payments', key: 'acct-1', value },
+      { topic: 'payments', key: 'acct-1', value },
+    ];
+    expect(outboxAppends(TARGET, 'evt-1', events, NOW).ok).toBe(true);
+    expect(outboxAppends(TARGET, 'evt-1', events, NOW, TRACEPARENT).ok).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, DiagLogLevel, diag, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   AlwaysOffSampler,
@@ -8,6 +8,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { decodeEvent } from '../../../lambdas/core/decode-event.js';
 import type { Effect, EffectWrite } from '../../../lambdas/core/effect.js';
 import type { CommitMember, CommitResult } from '../../../lambdas/core/inbox-store.js';
 import { createKafkaBatchHandler } from '../../../lambdas/core/kafka-batch-handler.js';
@@ -21,6 +22,14 @@ import { processorOptions } from '../../support/processor-options.js';
 const PRODUCER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PRODUCER_SPAN = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${PRODUCER_TRACE}-${PRODUCER_SPAN}-01`;
+
+const silentDiag = {
+  error: () => undefined,
+  warn: () => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+  verbose: () => undefined,
+};
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -208,6 +217,63 @@ describe('openTelemetryTracing through the engine', () => {
     const neverSampled = new BasicTracerProvider({ sampler: new AlwaysOffSampler() });
     expect(openTelemetryTracing({ tracerProvider: neverSampled }).startInvocation(invocation)).toBe(NO_TRACE);
     expect(openTelemetryTracing({ tracerProvider: provider }).startInvocation(invocation)).not.toBe(NO_TRACE);
+  });
+
+  it('loses only spans when the span processor throws: every record keeps its outcome', async () => {
+    const throwing = new BasicTracerProvider({
+      spanProcessors: [
+        {
+          onStart: () => {
+            throw new Error('processor down');
+          },
+          onEnd: () => {
+            throw new Error('processor down');
+          },
+          forceFlush: async () => undefined,
+          shutdown: async () => undefined,
+        },
+      ],
+    });
+    const clock = new ManualClock();
+    const store = new SentWrites(clock);
+    const handler = createKafkaBatchHandler({
+      ...processorOptions(store, clock, { consumerName: 'order-consumer' }),
+      telemetry: { batchProcessed: () => undefined },
+      tracer: openTelemetryTracing({ tracerProvider: throwing }),
+    });
+    const response = await handler(
+      kafkaEvent([orderRecord(1, { eventId: 'evt-1' }), orderRecord(2, { eventId: 'evt-2' })]),
+      lambdaContext(clock),
+    );
+    expect(response.batchItemFailures).toEqual([]);
+    expect(store.sent).toHaveLength(2);
+  });
+
+  it('ends each partition span once, and a batch that fails as a whole ends its open records as unfinished', () => {
+    const errors: string[] = [];
+    diag.setLogger({ ...silentDiag, error: (message: string) => errors.push(message) }, DiagLogLevel.ERROR);
+    try {
+      const trace = openTelemetryTracing({ tracerProvider: provider }).startInvocation({
+        requestId: 'r',
+        functionArn: undefined,
+        consumerName: 'order-consumer',
+        consumerGroupId: undefined,
+      });
+      const [partition] = decodeEvent(kafkaEvent([orderRecord(3, { eventId: 'evt-3' })]));
+      if (!partition) throw new Error('no partition');
+      trace.partitionStarted(partition);
+      trace.recordStarted(partition.records[0] as never);
+      trace.partitionEnded(partition);
+      trace.end(new Error('a lane answered no outcome'));
+      const spans = exporter.getFinishedSpans();
+      expect(errors).toEqual([]);
+      expect(named(spans, 'process orders batch')).toHaveLength(1);
+      expect(recordSpanAt(spans, 3).attributes['msk_inbox.outcome']).toBe('unfinished');
+      expect(recordSpanAt(spans, 3).status.code).toBe(SpanStatusCode.ERROR);
+      expect(named(spans, 'order-consumer invoke')[0]?.status.message).toBe('a lane answered no outcome');
+    } finally {
+      diag.disable();
+    }
   });
 
   it('records nothing and adds no header with tracing off', async () => {
