@@ -8,7 +8,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from '../local/dynamodb-local/client.js';
+import { localDynamoDbClient } from '../local/dynamodb-local/client.js';
 import { startDynamoDbLocal } from '../local/dynamodb-local/server.js';
 import { createAppTable, createInboxTable } from '../local/dynamodb-local/tables.js';
 import { CACHE_DIRECTORY, displayPath, PROJECT_ROOT } from '../local/project-paths.js';
@@ -26,6 +26,7 @@ import { costHeadline } from './cost/cost-report.js';
 import { describeMachine } from './machine.js';
 import { measureBundle } from './measure/bundle.js';
 import { type Ceiling, describeCeiling, measureCeiling, medianCeiling } from './measure/ceiling.js';
+import { orderConsumerVariables } from './measure/child-process.js';
 import { COLD_STARTS, measureColdInit } from './measure/cold-init.js';
 import { measureDecodeCost } from './measure/decode-cost.js';
 import { initInstructionsWhereAvailable } from './measure/init-instructions.js';
@@ -361,17 +362,10 @@ async function handlerEnvironment(endpoint: string): Promise<Record<string, stri
   await Promise.all([createInboxTable(client, 'deployed-inbox'), createAppTable(client, 'deployed-app')]);
   client.destroy();
   return {
-    INBOX_TABLE_NAME: 'deployed-inbox',
-    APP_TABLE_NAME: 'deployed-app',
-    CONSUMER_NAME: 'order-consumer',
+    ...orderConsumerVariables({ inbox: 'deployed-inbox', app: 'deployed-app' }),
     AWS_ENDPOINT_URL_DYNAMODB: endpoint,
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     // The Powertools consumer's table (bench/contenders/powertools-handler.ts): only its import is timed.
     [POWERTOOLS_TABLE_VARIABLE]: 'deployed-idempotency',
-    AWS_LAMBDA_FUNCTION_NAME: 'order-consumer',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // The KafkaConsumer construct's default: one summary line per batch, EMF metrics on.
     POWERTOOLS_LOG_LEVEL: 'INFO',
   };

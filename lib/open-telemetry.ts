@@ -26,12 +26,13 @@ export interface OpenTelemetryProps {
 /** The layer's wrapper script: the ADOT layer's documented value. */
 export const ADOT_EXEC_WRAPPER = '/opt/otel-instrument';
 
-/** The variables the prop sets; `environment` may not set them beside it. */
-export const OPEN_TELEMETRY_VARIABLES = [
-  'AWS_LAMBDA_EXEC_WRAPPER',
-  'OTEL_SERVICE_NAME',
-  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
-] as const;
+/** The variables the prop sets, each named once; `environment` may not set them beside it. */
+const VARIABLES = {
+  wrapper: 'AWS_LAMBDA_EXEC_WRAPPER',
+  serviceName: 'OTEL_SERVICE_NAME',
+  tracesEndpoint: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+} as const;
+export const OPEN_TELEMETRY_VARIABLES: readonly string[] = Object.values(VARIABLES);
 
 /**
  * The X-Ray actions spans are written with: PutSpans and PutSpansForIndexing for the OTLP endpoint (Transaction
@@ -63,9 +64,9 @@ export function enableOpenTelemetry(
   fn.addLayers(lambda.LayerVersion.fromLayerVersionArn(fn, 'AdotLayer', props.adotLayerArn));
   const endpoint =
     props.otlpTracesEndpoint ?? `https://xray.${Stack.of(fn).region}.${Stack.of(fn).urlSuffix}/v1/traces`;
-  fn.addEnvironment('AWS_LAMBDA_EXEC_WRAPPER', ADOT_EXEC_WRAPPER);
-  fn.addEnvironment('OTEL_SERVICE_NAME', serviceName);
-  fn.addEnvironment('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', endpoint);
+  fn.addEnvironment(VARIABLES.wrapper, ADOT_EXEC_WRAPPER);
+  fn.addEnvironment(VARIABLES.serviceName, serviceName);
+  fn.addEnvironment(VARIABLES.tracesEndpoint, endpoint);
   const policy = new iam.Policy(fn, 'TracesPolicy', {
     statements: [new iam.PolicyStatement({ actions: XRAY_WRITE_ACTIONS, resources: ['*'] })],
   });

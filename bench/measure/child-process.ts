@@ -6,12 +6,30 @@
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 
 export const run = promisify(execFile);
 
 /** A fresh process's variables: the function's own and PATH, nothing else of the bench's environment. */
 export function freshNodeEnvironment(env: Readonly<Record<string, string>>): Record<string, string> {
   return { PATH: process.env.PATH ?? '', ...env };
+}
+
+/** The order consumer's own variables in a fresh process: its tables and DynamoDB Local's credentials. */
+export function orderConsumerVariables(tables: {
+  readonly inbox: string;
+  readonly app: string;
+}): Record<string, string> {
+  return {
+    INBOX_TABLE_NAME: tables.inbox,
+    APP_TABLE_NAME: tables.app,
+    CONSUMER_NAME: 'order-consumer',
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_LAMBDA_FUNCTION_NAME: 'order-consumer',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
 }
 
 /** Statements that import the bundle as Lambda's runtime does into `module`, refusing one without a handler. */

@@ -6,10 +6,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local/client.js';
 import { ORDER_CONSUMER_ENTRY } from '../../sample/app/order-consumer-entry.js';
 import { measureBundle } from '../measure/bundle.js';
-import { run } from '../measure/child-process.js';
+import { orderConsumerVariables, run } from '../measure/child-process.js';
 import { type ColdInitMeasurement, measureColdInit } from '../measure/cold-init.js';
 import { type InitInstructions, initInstructionsWhereAvailable } from '../measure/init-instructions.js';
 import { type Spread, spreadOf } from '../measure/stats.js';
@@ -17,7 +16,7 @@ import { TRACING_VARIANTS, type TracingSample, type TracingVariant } from './tra
 
 const CHILD = join(import.meta.dirname, 'tracing-child.ts');
 /** Measured batches of 100 records per process: about two seconds of CPU each. */
-export const TRACING_BATCHES = 100;
+const TRACING_BATCHES = 100;
 const CHILD_TIMEOUT_MS = 120_000;
 
 export interface TracingRow {
@@ -43,17 +42,8 @@ export interface TracingBenchResults {
 /** Fresh processes each bundle is imported in, in turns. */
 const COLD_STARTS = 15;
 
-/** What the bundles read at import; nothing is called, so nothing is reached. */
-const IMPORT_ENV = {
-  INBOX_TABLE_NAME: 'inbox',
-  APP_TABLE_NAME: 'app',
-  CONSUMER_NAME: 'order-consumer',
-  AWS_REGION: LOCAL_REGION,
-  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-  AWS_LAMBDA_FUNCTION_NAME: 'order-consumer',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-};
+/** What the bundles read at import; nothing is called, so no table is reached. */
+const IMPORT_ENV = orderConsumerVariables({ inbox: 'inbox', app: 'app' });
 
 export async function runTracingBench(options: {
   readonly rounds: number;
@@ -83,7 +73,8 @@ export async function runTracingBench(options: {
   });
   return {
     rounds: options.rounds,
-    recordsPerRound: TRACING_BATCHES * 100,
+    // As the child counted them: the batch's size is the child's to say.
+    recordsPerRound: samples.get('off')?.[0]?.records ?? 0,
     rows,
     ...(await weighBundles(options.progress)),
   };

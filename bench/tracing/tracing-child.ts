@@ -23,6 +23,7 @@ import { formatTraceparent } from '../../lambdas/core/telemetry/trace-context.js
 import { openTelemetryTracing } from '../../lambdas/opentelemetry/index.js';
 import { spanRecordOf, toOtlpRequest } from '../../local/tracing/otlp-json.js';
 import { orderConsumer } from '../../sample/order-consumer/order-placed.js';
+import { kafkaEvent, orderRecord } from '../../test/support/kafka-events.js';
 import { TRACING_VARIANTS, type TracingSample, type TracingVariant } from './tracing-variants.js';
 
 const PARTITIONS = 4;
@@ -100,38 +101,25 @@ async function main(variant: TracingVariant): Promise<TracingSample> {
 
 /** A batch of new orders over four partitions, each record with a producer's traceparent. */
 function eventOf(batch: number) {
-  const records: Record<string, unknown[]> = {};
-  for (let i = 0; i < RECORDS_PER_BATCH; i++) {
+  const offsets = new Array<number>(PARTITIONS).fill(batch * (RECORDS_PER_BATCH / PARTITIONS));
+  const specs = Array.from({ length: RECORDS_PER_BATCH }, (_, i) => {
     const partition = i % PARTITIONS;
     const n = batch * RECORDS_PER_BATCH + i;
-    const eventId = `bench-${n}`;
-    const value = JSON.stringify({
-      event_id: eventId,
-      type: 'OrderPlaced',
-      order_id: `order-${n}`,
-      account_id: `acct-${n % ACCOUNTS}`,
-      amount: 100,
-    });
+    const offset = offsets[partition] ?? 0;
+    offsets[partition] = offset + 1;
+    const spec = orderRecord(
+      offset,
+      { eventId: `bench-${n}`, orderId: `order-${n}`, accountId: `acct-${n % ACCOUNTS}` },
+      partition,
+    );
     const traceparent = formatTraceparent({
       traceId: n.toString(16).padStart(32, '0'),
       spanId: (n + 1).toString(16).padStart(16, '0'),
       traceFlags: 1,
     });
-    const key = `orders-${partition}`;
-    const list = records[key] ?? [];
-    records[key] = list;
-    list.push({
-      topic: 'orders',
-      partition,
-      offset: batch * RECORDS_PER_BATCH + list.length,
-      timestamp: 1_700_000_000_000,
-      timestampType: 'CREATE_TIME',
-      key: Buffer.from(`acct-${n % ACCOUNTS}`).toString('base64'),
-      value: Buffer.from(value).toString('base64'),
-      headers: [{ event_id: [...Buffer.from(eventId)] }, { traceparent: [...Buffer.from(traceparent)] }],
-    });
-  }
-  return { eventSource: 'aws:kafka', bootstrapServers: 'bench:9092', records };
+    return { ...spec, headers: { ...spec.headers, traceparent } };
+  });
+  return kafkaEvent(specs);
 }
 
 const variant = process.argv[2] as TracingVariant;

@@ -1,7 +1,7 @@
 import { type BatchProcessorOptions, processBatch } from './batch-processor.js';
 import { toBatchResponse } from './batch-response.js';
 import { type BatchSummary, summarizeBatch } from './batch-summary.js';
-import { decodeEvent } from './decode-event.js';
+import { type DecodedPartition, decodeEvent } from './decode-event.js';
 import type { InvocationClock, KafkaBatchResponse } from './kafka-event.js';
 import type { RecordOutcome } from './outcome.js';
 import { RefusalStreak } from './refusal-streak.js';
@@ -46,7 +46,7 @@ export function createKafkaBatchHandler(
         })
       : NO_TRACE;
     let outcomes: RecordOutcome[];
-    let partitions: ReturnType<typeof decodeEvent>;
+    let partitions: DecodedPartition[];
     try {
       // A bad envelope throws here: Lambda then retries (or bisects) the whole batch.
       partitions = decodeEvent(event, options.valueFormat);

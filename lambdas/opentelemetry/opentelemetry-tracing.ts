@@ -4,6 +4,7 @@
  * Where none is registered the API's tracer records nothing and the engine's work runs as it is.
  */
 import {
+  type Attributes,
   type Context,
   context,
   createTraceState,
@@ -28,7 +29,7 @@ import {
 import { formatTraceparent, remoteTraceContextOf } from '../core/telemetry/trace-context.js';
 import { inClientSpan, REQUEST_SCOPE, type RequestScope } from './client-spans.js';
 import { instrumentDynamoDbClient } from './dynamodb-request-spans.js';
-import { ATTR, dedupOutcomeOf, isErrorOutcome } from './span-attributes.js';
+import { ATTR, dedupOutcomeOf, isErrorOutcome, LINK_ROLE } from './span-attributes.js';
 
 /** The instrumentation scope the spans are recorded under. */
 export const TRACER_NAME = 'msk-inbox';
@@ -88,7 +89,8 @@ class InvocationSpans implements InvocationTrace {
   readonly #invocation: TracedInvocation;
   readonly #span: Span;
   readonly #context: Context;
-  readonly #partitions = new Map<string, { span: Span; context: Context }>();
+  /** Each partition's span, its context, and the messaging attributes its records share (built once). */
+  readonly #partitions = new Map<string, { span: Span; context: Context; messaging: Attributes }>();
   readonly #records = new Map<DecodedRecord, Span>();
   #recordCount = 0;
 
@@ -122,18 +124,20 @@ class InvocationSpans implements InvocationTrace {
     const first = partition.records[0];
     const topic = first?.topic ?? partition.partitionKey;
     this.#recordCount += partition.records.length;
+    const messaging = this.#messaging(topic, first?.partition);
     const span = this.#tracer.startSpan(
       `process ${topic} batch`,
       {
         kind: SpanKind.INTERNAL,
-        attributes: {
-          ...this.#messaging(topic, first?.partition),
-          [ATTR.batchMessageCount]: partition.records.length,
-        },
+        attributes: { ...messaging, [ATTR.batchMessageCount]: partition.records.length },
       },
       this.#context,
     );
-    this.#partitions.set(partition.partitionKey, { span, context: trace.setSpan(this.#context, span) });
+    this.#partitions.set(partition.partitionKey, {
+      span,
+      context: trace.setSpan(this.#context, span),
+      messaging,
+    });
   }
 
   partitionEnded(partition: DecodedPartition): void {
@@ -211,7 +215,7 @@ class InvocationSpans implements InvocationTrace {
       return { parent: trace.setSpan(this.#context, spans[0]), links: [], records: 1 };
     }
     const links: Link[] = spans.flatMap((span) =>
-      span ? [{ context: span.spanContext(), attributes: { [ATTR.linkRole]: 'record' } }] : [],
+      span ? [{ context: span.spanContext(), attributes: { [ATTR.linkRole]: LINK_ROLE.record } }] : [],
     );
     const parent = this.#partitions.get(first.partitionKey)?.context ?? this.#context;
     return { parent, links, records: records.length };
@@ -229,28 +233,28 @@ class InvocationSpans implements InvocationTrace {
               isRemote: true,
               ...(producer.traceState ? { traceState: createTraceState(producer.traceState) } : {}),
             },
-            attributes: { [ATTR.linkRole]: 'producer' },
+            attributes: { [ATTR.linkRole]: LINK_ROLE.producer },
           },
         ]
       : [];
-    const parent = this.#partitions.get(record.partitionKey)?.context ?? this.#context;
+    const partition = this.#partitions.get(record.partitionKey);
     return this.#tracer.startSpan(
       `process ${record.topic}`,
       {
         kind: SpanKind.CONSUMER,
         links,
         attributes: {
-          ...this.#messaging(record.topic, record.partition),
+          ...(partition?.messaging ?? this.#messaging(record.topic, record.partition)),
           ...optional(ATTR.kafkaOffset, record.offset),
           ...optional(ATTR.kafkaMessageKey, keyText(record.key)),
           [ATTR.bodySize]: record.value?.byteLength ?? 0,
         },
       },
-      parent,
+      partition?.context ?? this.#context,
     );
   }
 
-  #messaging(topic: string, partition: number | undefined): Record<string, string> {
+  #messaging(topic: string, partition: number | undefined): Attributes {
     return {
       [ATTR.messagingSystem]: 'kafka',
       [ATTR.messagingOperationType]: 'process',

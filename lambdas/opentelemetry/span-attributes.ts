@@ -41,6 +41,9 @@ export const ATTR = {
   linkRole: 'msk_inbox.link',
 } as const;
 
+/** What a link's `msk_inbox.link` says it points to: the producer's span, or a record a transaction carries. */
+export const LINK_ROLE = { producer: 'producer', record: 'record' } as const;
+
 /**
  * What happened to the record's dedup key, in the words an operator searches by; `unfinished` only on a
  * record whose batch failed as a whole before it had an outcome.

@@ -6,6 +6,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { MappingMetrics } from '../esm/mapping-metrics.js';
+import { displayPath } from '../project-paths.js';
 import { readTraceFile } from '../tracing/trace-file.js';
 import { isRecordSpan, type RecordWaterfall, slowestRecordWaterfalls } from '../tracing/waterfall.js';
 import { type AlarmEvaluation, evaluateAlarms, type RunSpan } from './alarm-evaluation.js';
@@ -65,7 +66,7 @@ export async function writeLocalDashboard(
       ? {
           traces: {
             waterfalls: traces.waterfalls,
-            note: `${traces.spans} spans exported by the function (and the demo's producer) to ${run.tracesPath?.split(/[\\/]/).slice(-2).join('/')}, ${traces.recordSpans} of them records; the ${traces.waterfalls.length} slowest, each on its invocation's time axis.`,
+            note: `${traces.spans} spans exported by the function (and the demo's producer) to ${displayPath(run.tracesPath ?? '')}, ${traces.recordSpans} of them records; the ${traces.waterfalls.length} slowest, each on its invocation's time axis.`,
           },
         }
       : {}),

@@ -5,14 +5,16 @@
  * ids come from the event's id, so a producer's second copy of an event names the same span.
  */
 import { createHash } from 'node:crypto';
-import { formatTraceparent } from '../../lambdas/core/telemetry/trace-context.js';
+import { SpanKind } from '@opentelemetry/api';
+import { DEFAULT_DEDUP_KEY_POLICY } from '../../lambdas/core/dedup-key.js';
+import { formatTraceparent, TRACEPARENT_HEADER } from '../../lambdas/core/telemetry/trace-context.js';
+import { ATTR } from '../../lambdas/opentelemetry/span-attributes.js';
 import { hrTimeOf, type SpanRecord } from '../tracing/otlp-json.js';
 import { appendSpans } from '../tracing/trace-file.js';
 import type { WorkloadRecord } from './workload.js';
 
 /** The service name the producer's spans carry. */
 export const PRODUCER_SERVICE = 'order-producer';
-const DEDUP_HEADER = 'event_id';
 const SAMPLED = 1;
 
 interface ProducerSpan {
@@ -31,7 +33,9 @@ export interface TracedWorkload {
 export function withProducerTraces(records: readonly WorkloadRecord[]): TracedWorkload {
   const spans = new Map<string, ProducerSpan>();
   const traced = records.map((record) => {
-    const eventId = record.headers?.find((header) => header.key === DEDUP_HEADER)?.value.toString();
+    const eventId = record.headers
+      ?.find((header) => header.key === DEFAULT_DEDUP_KEY_POLICY.header)
+      ?.value.toString();
     if (eventId === undefined) return record;
     const span = spans.get(eventId) ?? producerSpanOf(eventId);
     spans.set(eventId, span);
@@ -42,7 +46,7 @@ export function withProducerTraces(records: readonly WorkloadRecord[]): TracedWo
     });
     return {
       ...record,
-      headers: [...(record.headers ?? []), { key: 'traceparent', value: Buffer.from(traceparent) }],
+      headers: [...(record.headers ?? []), { key: TRACEPARENT_HEADER, value: Buffer.from(traceparent) }],
     };
   });
   return {
@@ -52,14 +56,14 @@ export function withProducerTraces(records: readonly WorkloadRecord[]): TracedWo
         traceId: span.traceId,
         spanId: span.spanId,
         name: `publish ${topic}`,
-        kind: 3,
+        kind: SpanKind.PRODUCER,
         startTime: hrTimeOf(startMs),
         endTime: hrTimeOf(endMs),
         attributes: {
-          'messaging.system': 'kafka',
-          'messaging.operation.type': 'send',
-          'messaging.destination.name': topic,
-          'msk_inbox.dedup_key': span.eventId,
+          [ATTR.messagingSystem]: 'kafka',
+          [ATTR.messagingOperationType]: 'send',
+          [ATTR.destinationName]: topic,
+          [ATTR.dedupKey]: span.eventId,
         },
         links: [],
         events: [],

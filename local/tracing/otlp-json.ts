@@ -52,6 +52,9 @@ export interface OtlpTraceRequest {
   }[];
 }
 
+/** OTLP's span kinds: the API's plus one (0 is UNSPECIFIED). */
+export const OTLP_SPAN_KIND = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
+
 /** One span as the tests and the dashboard read it back: ids in hex, times in ms, attributes as values. */
 export interface TracedSpan {
   readonly traceId: string;

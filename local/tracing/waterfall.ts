@@ -3,7 +3,8 @@
  * producer's span its link names, the invocation and partition batch above it, the record, and the store
  * requests made for it (its children, and shared transactions that link it). What the dashboard draws.
  */
-import type { TracedSpan } from './otlp-json.js';
+import { ATTR, LINK_ROLE } from '../../lambdas/opentelemetry/span-attributes.js';
+import { OTLP_SPAN_KIND, type TracedSpan } from './otlp-json.js';
 
 export type WaterfallRole =
   | 'producer'
@@ -43,7 +44,7 @@ export interface RecordWaterfall {
 
 /** Record spans: the consumer's `process <topic>` spans, one per record per delivery. */
 export function isRecordSpan(span: TracedSpan): boolean {
-  return span.kind === 5 && span.attributes['kafka.offset'] !== undefined;
+  return span.kind === OTLP_SPAN_KIND.consumer && span.attributes[ATTR.kafkaOffset] !== undefined;
 }
 
 export function slowestRecordWaterfalls(spans: readonly TracedSpan[], count: number): RecordWaterfall[] {
@@ -53,7 +54,7 @@ export function slowestRecordWaterfalls(spans: readonly TracedSpan[], count: num
   for (const span of spans) {
     if (span.parentSpanId) push(children, span.parentSpanId, span);
     for (const link of span.links)
-      if (link.attributes['msk_inbox.link'] === 'record') push(linkers, link.spanId, span);
+      if (link.attributes[ATTR.linkRole] === LINK_ROLE.record) push(linkers, link.spanId, span);
   }
   return spans
     .filter(isRecordSpan)
@@ -70,7 +71,7 @@ function waterfallOf(
 ): RecordWaterfall {
   const batch = record.parentSpanId ? byId.get(record.parentSpanId) : undefined;
   const invocation = batch?.parentSpanId ? byId.get(batch.parentSpanId) : undefined;
-  const producerLink = record.links.find((link) => link.attributes['msk_inbox.link'] === 'producer');
+  const producerLink = record.links.find((link) => link.attributes[ATTR.linkRole] === LINK_ROLE.producer);
   const producer = producerLink ? byId.get(producerLink.spanId) : undefined;
   const axis = invocation ?? batch ?? record;
   const own = [...(children.get(record.spanId) ?? []), ...(linkers.get(record.spanId) ?? [])];
@@ -81,8 +82,8 @@ function waterfallOf(
   const others = batch ? otherRequests(batch, record, own, children) : undefined;
   const a = record.attributes;
   return {
-    record: `${a['messaging.destination.name']}-${a['messaging.destination.partition.id']}@${a['kafka.offset']}`,
-    outcome: String(a['msk_inbox.outcome.status'] ?? 'unknown'),
+    record: `${a[ATTR.destinationName]}-${a[ATTR.partitionId]}@${a[ATTR.kafkaOffset]}`,
+    outcome: String(a[ATTR.outcomeStatus] ?? 'unknown'),
     durationMs: record.endMs - record.startMs,
     axisStartMs: axis.startMs,
     axisEndMs: axis.endMs,
@@ -107,10 +108,10 @@ function otherRequests(
 ): WaterfallRow | undefined {
   const mine = new Set(own.map((span) => span.spanId));
   const requests = (children.get(batch.spanId) ?? [])
-    .flatMap((child) => (child.kind === 3 ? [child] : (children.get(child.spanId) ?? [])))
+    .flatMap((child) => (child.kind === OTLP_SPAN_KIND.client ? [child] : (children.get(child.spanId) ?? [])))
     .filter(
       (span) =>
-        span.kind === 3 &&
+        span.kind === OTLP_SPAN_KIND.client &&
         !mine.has(span.spanId) &&
         span.startMs < record.endMs &&
         span.endMs > record.startMs,
@@ -145,18 +146,18 @@ function detailOf(span: TracedSpan, role: WaterfallRole): string {
   const a = span.attributes;
   switch (role) {
     case 'producer':
-      return `event ${a['msk_inbox.dedup_key'] ?? ''}`.trim();
+      return `event ${a[ATTR.dedupKey] ?? ''}`.trim();
     case 'invocation':
-      return `${a['messaging.batch.message_count'] ?? '?'} records, request ${a['faas.invocation_id'] ?? '?'}`;
+      return `${a[ATTR.batchMessageCount] ?? '?'} records, request ${a[ATTR.faasInvocationId] ?? '?'}`;
     case 'batch':
-      return `${a['messaging.batch.message_count'] ?? '?'} records of partition ${a['messaging.destination.partition.id'] ?? '?'}`;
+      return `${a[ATTR.batchMessageCount] ?? '?'} records of partition ${a[ATTR.partitionId] ?? '?'}`;
     case 'record':
-      return [a['msk_inbox.outcome'], a['msk_inbox.outcome.reason'], a['msk_inbox.dedup_key']]
+      return [a[ATTR.outcome], a[ATTR.outcomeReason], a[ATTR.dedupKey]]
         .filter((part) => part !== undefined)
         .join(' · ');
     default: {
-      const actions = a['db.operation.batch.size'];
-      const records = a['msk_inbox.transaction.records'];
+      const actions = a[ATTR.dbBatchSize];
+      const records = a[ATTR.transactionRecords];
       return [
         actions === undefined ? undefined : `${actions} actions`,
         records === undefined ? undefined : `${records} record${records === 1 ? '' : 's'}`,
