@@ -7,7 +7,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { dedupRowKey, INBOX_ATTRIBUTES, INBOX_STATUS } from '../../../lambdas/core/inbox-rows.js';
 import { buildBundles } from '../../../local/lambda-runtime/build-bundles.js';
 import type { WorkerFunction } from '../../../local/lambda-runtime/worker-function.js';
 import type { TracedSpan } from '../../../local/tracing/otlp-json.js';
@@ -127,6 +129,39 @@ describe('a traced record through the deployed bundle', () => {
     const record = recordSpan(spans, 42);
     expect(record.links).toEqual([]);
     expect(record.attributes['msk_inbox.outcome']).toBe('applied');
+  });
+
+  it("records a cancelled transaction's reason per action on its span, and the quarantine row as the record's next request", async () => {
+    // An earlier copy of the event with another payload committed in another container: this container's
+    // cache does not know it, so the transaction goes out and DynamoDB cancels it on the inbox row.
+    await tables.documentClient.send(
+      new PutCommand({
+        TableName: tables.inboxTableName,
+        Item: {
+          [INBOX_ATTRIBUTES.pk]: dedupRowKey('order-consumer', 'traced-taken'),
+          [INBOX_ATTRIBUTES.status]: INBOX_STATUS.completed,
+          [INBOX_ATTRIBUTES.expiresAt]: Math.floor(Date.now() / 1000) + 3_600,
+          [INBOX_ATTRIBUTES.payloadHash]: 'another payload',
+        },
+      }),
+    );
+    const spans = await deliver([orderRecord(46, { eventId: 'traced-taken', accountId: 'acct-46' })]);
+    const record = recordSpan(spans, 46);
+    expect(record.attributes['msk_inbox.outcome']).toBe('quarantined');
+    const requests = spans
+      .filter((span) => span.parentSpanId === record.spanId)
+      .sort((a, b) => a.startMs - b.startMs);
+    const [transaction, quarantine] = requests;
+    expect(transaction?.name).toBe('DynamoDB.TransactWriteItems');
+    expect(transaction?.statusCode).toBe(2);
+    expect(transaction?.attributes['msk_inbox.dynamodb.cancellation_reasons']).toEqual([
+      'ConditionalCheckFailed',
+      'None',
+      'None',
+    ]);
+    expect(transaction?.events.map((event) => event.name)).toContain('exception');
+    expect(quarantine?.statusCode).toBe(0);
+    expect(requests).toHaveLength(2);
   });
 
   it('makes one transaction of a group the child of its partition, linked to each record it carries', async () => {

@@ -276,6 +276,30 @@ describe('openTelemetryTracing through the engine', () => {
     }
   });
 
+  it('copies a key onto the span only when it is UTF-8 of at most 256 bytes', async () => {
+    const { spans } = await run([
+      { ...orderRecord(8, { eventId: 'evt-8' }), key: 'k'.repeat(256) },
+      { ...orderRecord(9, { eventId: 'evt-9' }), key: 'k'.repeat(257) },
+      { ...orderRecord(10, { eventId: 'evt-10' }), key: null },
+    ]);
+    expect(recordSpanAt(spans, 8).attributes['kafka.message.key']).toBe('k'.repeat(256));
+    expect(recordSpanAt(spans, 9).attributes['kafka.message.key']).toBeUndefined();
+    expect(recordSpanAt(spans, 10).attributes['kafka.message.key']).toBeUndefined();
+  });
+
+  it('adds its request middleware to a DynamoDB client unless told the function instruments the SDK itself', () => {
+    const added: string[] = [];
+    const client = {
+      middlewareStack: { add: (_: never, options: { name: string }) => void added.push(options.name) },
+    };
+    openTelemetryTracing({ tracerProvider: provider }).instrumentDynamoDb?.(client);
+    expect(added).toEqual(['mskInboxRequestSpans']);
+    openTelemetryTracing({ tracerProvider: provider, dynamoDbRequestSpans: false }).instrumentDynamoDb?.(
+      client,
+    );
+    expect(added).toEqual(['mskInboxRequestSpans']);
+  });
+
   it('records nothing and adds no header with tracing off', async () => {
     const effect: Effect = ({ dedupKey }) => ({
       kind: 'transact',
